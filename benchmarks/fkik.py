@@ -1,0 +1,91 @@
+"""The FK/IK test of SPEC §3: success rate and time of `bioik.solve` per robot and solver.
+
+Targets: FK of uniform random configurations; seeds: independent uniform draws; one pose
+goal on the group's tip; success = within limits AND position error ≤ 1e-5 m AND rotation
+angle ≤ 1e-5 rad, checked here from the returned q (not taken from the solver). Times
+are of the plain `bioik.solve(...)` call, goal construction included, after a warm-up.
+
+Usage: python3 benchmarks/fkik.py [--robots ur5 panda iiwa14] [--solvers lm bio2_lm]
+                                   [--targets 1000] [--timeout 0.005] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import bioik
+
+
+def check(robot: bioik.Robot, tip: str, T: np.ndarray, q: np.ndarray) -> bool:
+    """The benchmark's own acceptance test."""
+    if not robot.within_limits(q):
+        return False
+    A = robot.link_pose(q, tip)
+    dp = np.linalg.norm(A[:3, 3] - T[:3, 3])
+    c = np.clip((np.trace(A[:3, :3].T @ T[:3, :3]) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(c)
+    if angle < 1e-3:  # arccos is ill-conditioned near 0: use the skew part instead
+        R = A[:3, :3].T @ T[:3, :3]
+        angle = np.arcsin(min(1.0, np.linalg.norm([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]) / 2.0))
+    return bool(dp <= 1e-5 and angle <= 1e-5)
+
+
+def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -> dict:
+    robot = bioik.load_robot(robot_name)
+    tip = robot.tips[0]
+    rng = np.random.default_rng(seed)
+    qs = robot.random_configuration(rng, targets)
+    seeds = robot.random_configuration(rng, targets)
+    poses = robot.fk(qs, links=[tip])[:, 0]
+    warm = robot.random_configuration(rng)
+    for _ in range(20):  # load compiled code and fill the caches before timing
+        bioik.solve(robot, [bioik.PoseGoal(tip, robot.link_pose(warm, tip))], seed=warm, timeout=timeout, solver=solver)
+    times, ok, restarts = [], [], []
+    for T, s in zip(poses, seeds):
+        t = time.perf_counter()
+        res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=s, timeout=timeout, solver=solver)
+        times.append(time.perf_counter() - t)
+        good = check(robot, tip, T, res.q)
+        if res.success and not good:
+            raise AssertionError(f"{solver} claimed success for a wrong answer on {robot_name}")
+        ok.append(good)
+        restarts.append(res.restarts)
+    times_ms = np.array(times) * 1e3
+    ok = np.array(ok)
+    return {
+        "robot": robot_name,
+        "solver": solver,
+        "success": 100.0 * ok.mean(),
+        "within_1ms": 100.0 * (ok & (times_ms <= 1.0)).mean(),
+        "median_ms": float(np.median(times_ms)),
+        "mean_ms": float(times_ms.mean()),
+        "median_restarts": float(np.median(restarts)),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="FK/IK test (SPEC §3)")
+    ap.add_argument("--robots", nargs="+", default=["ur5", "panda", "iiwa14"])
+    ap.add_argument("--solvers", nargs="+", default=["lm", "bio2_lm", "bio2_memetic", "kdl"])
+    ap.add_argument("--targets", type=int, default=1000)
+    ap.add_argument("--timeout", type=float, default=0.005)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    print(f"FK/IK test: {args.targets} targets, timeout {args.timeout * 1e3:g} ms, random seed states, tolerance 1e-5 m / 1e-5 rad")
+    print("| robot | solver | success % | success ≤ 1 ms % | median ms | mean ms | median restarts |")
+    print("|---|---|---|---|---|---|---|")
+    for robot in args.robots:
+        for solver in args.solvers:
+            r = run(robot, solver, args.targets, args.timeout, args.seed)
+            print(
+                f"| {r['robot']} | {r['solver']} | {r['success']:.1f} | {r['within_1ms']:.1f} | "
+                f"{r['median_ms']:.3f} | {r['mean_ms']:.3f} | {r['median_restarts']:g} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+"""bioik — inverse kinematics for Python.
+
+Robots come from URDF or the bundled models (`bioik.robots.names()`); `load_robot`
+returns a `Robot` with forward kinematics and Jacobians; `solve(robot, goals)` finds
+joint values that meet the goals.
+"""
+
+from bioik._kernel_cache import ensure_fresh as _ensure_fresh_kernels
+
+_ensure_fresh_kernels()
+
+from bioik import goals, robots  # noqa: E402
+from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
+from bioik.goals import __all__ as _goal_names  # noqa: E402
+from bioik.kinematics.robot import Robot, load_robot  # noqa: E402
+from bioik.model import URDFError, UnknownNameError  # noqa: E402
+from bioik.solvers import Result, Solver, solve  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = ["Result", "Robot", "Solver", "URDFError", "UnknownNameError", "goals", "load_robot", "robots", "solve", *_goal_names]

@@ -1,0 +1,110 @@
+"""The `bioik` command line: inspect robots and run forward kinematics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def _robot(args):
+    import bioik
+
+    return bioik.load_robot(args.robot, group=args.group)
+
+
+def cmd_info(args) -> None:
+    """Print the robot's active joints with limits, its tips and its groups."""
+    robot = _robot(args)
+    print(f"robot {robot.name!r} ({args.robot}), group {robot.group.name!r}: {robot.dof} DoF, {len(robot.link_names)} links")
+    print(f"tips: {', '.join(robot.tips)}")
+    if robot.groups:
+        marks = {g: " (default)" if g == robot.default_group else "" for g in robot.groups}
+        print("groups: " + ", ".join(g + marks[g] for g in robot.groups))
+    print(f"{'variable':<32} {'lower':>9} {'upper':>9} {'velocity':>9}")
+    for name, lo, hi, v in zip(robot.variable_names, robot.lower, robot.upper, robot.velocity):
+        print(f"{name:<32} {lo:>9.4f} {hi:>9.4f} {v:>9.3f}")
+
+
+def cmd_fk(args) -> None:
+    """Print the 4×4 pose of each requested link (default: the tips)."""
+    robot = _robot(args)
+    q = np.zeros(robot.dof) if args.q is None else robot.check(args.q, "--q")
+    np.set_printoptions(precision=6, suppress=True)
+    for link in args.link or robot.tips:
+        T = robot.link_pose(q, link)
+        print(f"{link}:\n{T}")
+
+
+def cmd_solve(args) -> None:
+    """Solve for one link pose and print the solution, its errors and the time."""
+    import bioik
+    from bioik.kinematics.frames import matrix_from_quat
+
+    robot = _robot(args)
+    link = args.link or robot.tips[0]
+    x, y, z, qw, qx, qy, qz = args.pose
+    T = np.eye(4)
+    T[:3, :3] = matrix_from_quat(np.array([qw, qx, qy, qz]))
+    T[:3, 3] = (x, y, z)
+    seed = None if args.seed_config is None else robot.check(args.seed_config, "--seed-config")
+    res = bioik.solve(robot, [bioik.PoseGoal(link, T)], seed=seed, timeout=args.timeout, solver=args.solver, random_seed=args.random_seed)
+    np.set_printoptions(precision=6, suppress=True)
+    print(f"{'success' if res.success else 'FAILED'}: solver {res.solver}, {res.time * 1e3:.3f} ms, "
+          f"{res.iterations} iterations, {res.restarts} restarts")
+    print(f"position error {res.goal_errors[0, 0]:.3g} m, rotation error {res.goal_errors[0, 1]:.3g} rad")
+    for name, value in zip(robot.variable_names, res.q):
+        print(f"  {name:<32} {value: .6f}")
+    if not res.success:
+        raise SystemExit(1)
+
+
+def cmd_robots(args) -> None:
+    """List the bundled robots."""
+    from bioik import robots
+
+    for name in robots.names():
+        print(f"{name:<14} {robots.ROBOTS[name].get('description', '')}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bioik", description="Inverse kinematics toolkit.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def robot_command(name: str, func, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        sp.add_argument("robot", help="bundled robot name (see `bioik robots`) or URDF path")
+        sp.add_argument("--group", help="joint group (default: the robot's default group)")
+        sp.set_defaults(func=func)
+        return sp
+
+    sub.add_parser("robots", help="list the bundled robots").set_defaults(func=cmd_robots)
+    robot_command("info", cmd_info, "show a robot's joints, limits, tips and groups")
+    fk = robot_command("fk", cmd_fk, "forward kinematics: poses of links for a configuration")
+    fk.add_argument("--q", type=float, nargs="+", help="joint values in variable order (default: zeros)")
+    fk.add_argument("--link", action="append", help="link to report (repeatable; default: the tips)")
+    sv = robot_command("solve", cmd_solve, "inverse kinematics for one link pose")
+    sv.add_argument("--link", help="link to place (default: the group's first tip)")
+    sv.add_argument("--pose", type=float, nargs=7, required=True, metavar=("X", "Y", "Z", "QW", "QX", "QY", "QZ"),
+                    help="goal position (m) and unit quaternion, base frame")
+    sv.add_argument("--solver", help="solver name (default: bioik's default solver)")
+    sv.add_argument("--timeout", type=float, default=0.005, help="seconds (default 0.005)")
+    sv.add_argument("--seed-config", type=float, nargs="+", help="start configuration (default: random)")
+    sv.add_argument("--random-seed", type=int, help="RNG seed for a reproducible run")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (errors print one line, status 2)."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, KeyError, OSError) as e:
+        print(f"bioik {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""When is a goal met? Computed from exact FK, in one place, for every solver.
+
+Pose-type goals (pose, position, orientation) report the position error norm (m) and the
+rotation angle (rad). Acceptance modes:
+  "norm" (default): ‖Δp‖ ≤ position tolerance and angle ≤ rotation tolerance;
+  "trac": every component of the position error and of the rotation vector, both in
+          the goal frame, within the tolerances (TRAC-IK's test [E Alg. 3.2]; admits
+          up to √3× larger errors);
+  "kdl":  max(‖Δp‖, ‖Δr‖) ≤ position tolerance (KDL's single-threshold test [E Alg. 3.1]).
+Other goals are met when ‖r‖ ≤ their tolerance (unweighted residual). Secondary goals
+never block success.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, goal_costs, goal_residual
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT, qmul, qrot
+from bioik.kinematics.jacobian import fk_jacobians
+
+MODES = {"norm": 0, "trac": 1, "kdl": 2}
+
+
+@njit(inline="always", **JIT)
+def _pose_errors(kind, p, f, out):
+    """Position error (goal frame) and rotation vector of goal⁻¹·current into out (6,)."""
+    gw, gx, gy, gz = p[3], p[4], p[5], p[6]
+    if kind == POSITION:
+        gw, gx, gy, gz = 1.0, 0.0, 0.0, 0.0
+    dx, dy, dz = f[0] - p[0], f[1] - p[1], f[2] - p[2]
+    if kind == ORIENTATION:
+        dx = dy = dz = 0.0
+    ex, ey, ez = qrot(gw, -gx, -gy, -gz, dx, dy, dz)
+    out[0], out[1], out[2] = ex, ey, ez
+    if kind == POSITION:
+        out[3] = out[4] = out[5] = 0.0
+        return
+    w, x, y, z = qmul(gw, -gx, -gy, -gz, f[3], f[4], f[5], f[6])
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    s = np.sqrt(x * x + y * y + z * z)
+    angle = 2.0 * np.arctan2(s, w)
+    k = angle / s if s > 1e-300 else 2.0
+    out[3], out[4], out[5] = k * x, k * y, k * z
+
+
+@njit(**JIT)
+def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
+    """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
+    otherwise; returns True when every primary goal is met under `mode`.
+
+    gt (G, 2): position (or residual) tolerance and rotation tolerance per goal.
+    """
+    ok = True
+    e = np.empty(6)
+    for g in range(gi.shape[0]):
+        kind = gi[g, KIND]
+        if kind == POSE or kind == POSITION or kind == ORIENTATION:
+            _pose_errors(kind, gf[g], frames[gi[g, 1]], e)
+            dp = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+            dr = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+            errors[g, 0], errors[g, 1] = dp, dr
+            if mode == 1:
+                met = True
+                for k in range(3):
+                    if abs(e[k]) > gt[g, 0] or abs(e[3 + k]) > gt[g, 1]:
+                        met = False
+            elif mode == 2:
+                met = max(dp, dr) <= gt[g, 0]
+            else:
+                met = dp <= gt[g, 0] and dr <= gt[g, 1]
+        else:
+            d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, False, scratch)
+            s = 0.0
+            for i in range(d):
+                s += r[i] * r[i]
+            errors[g, 0], errors[g, 1] = np.sqrt(s), 0.0
+            met = errors[g, 0] <= gt[g, 0]
+        if not met and not gi[g, SECONDARY]:
+            ok = False
+    return ok
+
+
+@njit(**JIT)
+def evaluate(ibuf, fbuf, q, mode, report):
+    """Exact FK at q, then acceptance, per-goal errors and costs, in one call.
+
+    report (3 + 3G,): all primary goals met (1/0), primary cost, secondary cost,
+    errors (G×2, row-major), costs (G). Returns whether all primary goals are met.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    n = q.shape[0]
+    G = gi.shape[0]
+    O = max(out_seg.shape[0], 1)
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    frames = np.empty((O, 7))
+    J = np.empty((6 * O, n))
+    r = np.empty(max(MAX_LINK_ROWS, n))
+    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
+    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
+    errors = report[3 : 3 + 2 * G].reshape((G, 2))
+    costs = report[3 + 2 * G : 3 + 3 * G]
+    ok = goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors)
+    primary, secondary = goal_costs(gi, gf, gw, frames, J, q, vdata, r, Jr, costs, scratch)
+    report[0] = 1.0 if ok else 0.0
+    report[1] = primary
+    report[2] = secondary
+    return ok

@@ -1,0 +1,116 @@
+"""What every goal is: a weighted residual r(q) with cost ‖r‖²·w², and an acceptance test.
+
+Built-in goals are *data*: a kind code, the links they read and a parameter row,
+evaluated by compiled kernels (`bioik.goals.kernels`). Goals with user callables
+(`LinkFunctionGoal`, `JointFunctionGoal`) are evaluated in Python instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from numba import njit
+
+from bioik.kinematics.frames import JIT
+
+if TYPE_CHECKING:
+    from bioik.kinematics.robot import Robot
+
+#: Width of a goal's parameter row (a goal that needs more, like Balance, returns a longer
+#: row and the problem's rows widen to fit it; see `bioik.goals.layout`).
+N_PARAMS = 16
+
+#: Kind codes understood by the compiled kernels (0: evaluated in Python).
+PYTHON, POSITION, ORIENTATION, POSE, LOOK_AT, DIRECTION, LINE, CONE, SIDE = 0, 1, 2, 3, 4, 5, 6, 7, 8
+MIN_DISTANCE, MAX_DISTANCE, RCM, BALANCE = 9, 10, 11, 12
+JOINT_VARIABLE, CENTER_JOINTS, AVOID_JOINT_LIMITS, MINIMAL_DISPLACEMENT = 20, 21, 22, 23
+#: Kinds at or above this code read only joint values.
+FIRST_JOINT_KIND = 20
+
+
+@dataclass
+class Goal:
+    """Base of all goals. `weight` multiplies the residual (cost = ‖r‖²·w²);
+    `secondary` goals steer the search but are not part of the success test;
+    `tolerance`: the goal is met when ‖r‖ ≤ tolerance (pose-type goals have their own test).
+    """
+
+    kind: ClassVar[int] = PYTHON
+    #: Largest residual length for link goals; joint goals use the number of variables.
+    size: ClassVar[int] = 3
+    #: Links whose frames the goal reads, in the order its kernel expects (goals override
+    #: this with a property, or with a field as `RCMGoal` does).
+    links: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        w = float(getattr(self, "weight", 1.0))
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"{type(self).__name__}: weight must be a finite number >= 0; got {w}")
+        for name in ("tolerance", "position_tolerance", "rotation_tolerance"):
+            tol = getattr(self, name, None)
+            if tol is not None and not (np.isfinite(tol) and tol >= 0):
+                raise ValueError(f"{type(self).__name__}: {name} must be finite and >= 0; got {tol}")
+
+    def links_for(self, robot: Robot) -> tuple[str, ...]:
+        """Links the goal reads on `robot` (the same as `links` unless they depend on the
+        robot, as for `BalanceGoal`)."""
+        return self.links
+
+    def params(self, robot: Robot) -> np.ndarray:
+        """The goal's parameter row (N_PARAMS floats, or more) for the compiled kernels."""
+        return np.zeros(N_PARAMS)
+
+    @property
+    def is_secondary(self) -> bool:
+        return bool(getattr(self, "secondary", False))
+
+
+def finite_vector(x, n: int, what: str, goal: str) -> np.ndarray:
+    """x as a float vector of length n, or a ValueError naming the goal and field."""
+    try:
+        v = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{goal}: {what} must be {n} numbers; got {x!r}") from None
+    if v.shape != (n,):
+        raise ValueError(f"{goal}: {what} must be {n} numbers; got shape {np.shape(x)}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{goal}: {what} contains NaN or inf: {v.tolist()}")
+    return v
+
+
+def finite_number(x, what: str, goal: str, minimum: float = -np.inf) -> float:
+    """x as a finite float ≥ minimum, or a ValueError naming the goal and field."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{goal}: {what} must be a number; got {x!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{goal}: {what} must be finite; got {v}")
+    if v < minimum:
+        raise ValueError(f"{goal}: {what} must be >= {minimum:g}; got {v}")
+    return v
+
+
+def unit_vector(x, what: str, goal: str) -> np.ndarray:
+    v = finite_vector(x, 3, what, goal)
+    n = np.linalg.norm(v)
+    if n < 1e-12:
+        raise ValueError(f"{goal}: {what} must be a non-zero 3-vector")
+    return v / n
+
+
+@njit(inline="always", **JIT)
+def add_skew(B, row, s, vx, vy, vz):
+    """B[row:row+3] += s·[v]×, the matrix of w ↦ s·(v × w).
+
+    For a link-fixed vector v = R·a, ∂v/∂ω = −[v]× (dv = dω × v): kernels use s = −1
+    times the factor that multiplies v in their residual.
+    """
+    B[row + 0, 1] -= s * vz
+    B[row + 0, 2] += s * vy
+    B[row + 1, 0] += s * vz
+    B[row + 1, 2] -= s * vx
+    B[row + 2, 0] -= s * vy
+    B[row + 2, 1] += s * vx

@@ -1,0 +1,122 @@
+"""Goals on joint values only [R 3.8, eqs. 3.8–3.11]; secondary by default except JointVariable.
+
+`vdata` rows (one per active variable): lower, upper, reference (the seed), displacement
+weight (1/vmax)/Σ(1/vmax), centre, half range (finite stand-ins for unbounded joints).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.base import (
+    AVOID_JOINT_LIMITS,
+    CENTER_JOINTS,
+    JOINT_VARIABLE,
+    MINIMAL_DISPLACEMENT,
+    N_PARAMS,
+    Goal,
+)
+from bioik.kinematics.frames import JIT
+
+LOWER, UPPER, REFERENCE, DISP_WEIGHT, CENTER, HALF_RANGE = 0, 1, 2, 3, 4, 5
+
+
+@dataclass
+class JointVariableGoal(Goal):
+    """Drive one joint variable to `value`: c = (q_j − value)²."""
+
+    variable: str
+    value: float
+    weight: float = 1.0
+    secondary: bool = False
+    tolerance: float = 1e-5
+    kind = JOINT_VARIABLE
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not np.isfinite(self.value):
+            raise ValueError(f"JointVariableGoal: value must be finite; got {self.value}")
+
+    def params(self, robot):
+        p = np.zeros(N_PARAMS)
+        if self.variable not in robot.variable_names:
+            robot.model.variable_index(self.variable)  # unknown name → error listing close names
+            raise ValueError(f"JointVariableGoal: variable {self.variable!r} is not in the active group {robot.group.name!r}")
+        p[0] = robot.variable_names.index(self.variable)
+        p[1] = self.value
+        return p
+
+
+@dataclass
+class CenterJointsGoal(Goal):
+    """Keep joints near the middle of their ranges: c = Σ (q_i − mid_i)² [eq. 3.9]."""
+
+    weight: float = 1.0
+    secondary: bool = True
+    tolerance: float = 1e-5
+    kind = CENTER_JOINTS
+
+
+@dataclass
+class AvoidJointLimitsGoal(Goal):
+    """Keep joints in the centre half of their ranges [eq. 3.10]:
+    c = Σ max(0, |q_i − mid_i|·2 − half_range_i)²."""
+
+    weight: float = 1.0
+    secondary: bool = True
+    tolerance: float = 1e-5
+    kind = AVOID_JOINT_LIMITS
+
+
+@dataclass
+class MinimalDisplacementGoal(Goal):
+    """Stay near the seed, each joint weighted by its normalised 1/vmax [eq. 3.8]."""
+
+    weight: float = 1.0
+    secondary: bool = True
+    tolerance: float = 1e-5
+    kind = MINIMAL_DISPLACEMENT
+
+
+@njit(**JIT)
+def joint_residual(kind, p, q, vdata, r, Jq):
+    """Residual of a joint goal into r and its Jacobian (zeroed by the caller) into Jq."""
+    n = q.shape[0]
+    if kind == JOINT_VARIABLE:
+        i = int(p[0])
+        r[0] = q[i] - p[1]
+        Jq[0, i] = 1.0
+        return 1
+    for i in range(n):
+        if kind == CENTER_JOINTS:
+            r[i] = q[i] - vdata[i, CENTER]
+            Jq[i, i] = 1.0
+        elif kind == AVOID_JOINT_LIMITS:
+            d = q[i] - vdata[i, CENTER]
+            e = 2.0 * abs(d) - vdata[i, HALF_RANGE]
+            if e > 0.0:
+                r[i] = e
+                Jq[i, i] = 2.0 if d >= 0.0 else -2.0
+            else:
+                r[i] = 0.0
+        else:  # MINIMAL_DISPLACEMENT
+            w = vdata[i, DISP_WEIGHT]
+            r[i] = w * (q[i] - vdata[i, REFERENCE])
+            Jq[i, i] = w
+    return n
+
+
+def joint_data(robot, reference: np.ndarray) -> np.ndarray:
+    """The `vdata` table for a robot and a reference (seed) configuration."""
+    inv_v = 1.0 / np.maximum(robot.velocity, 1e-9)
+    v = np.empty((robot.dof, 6))
+    v[:, LOWER] = robot.lower
+    v[:, UPPER] = robot.upper
+    v[:, REFERENCE] = reference
+    v[:, DISP_WEIGHT] = inv_v / inv_v.sum()
+    v[:, CENTER] = 0.5 * (robot.sample_lower + robot.sample_upper)
+    v[:, HALF_RANGE] = 0.5 * (robot.sample_upper - robot.sample_lower)
+    return v

@@ -1,0 +1,143 @@
+"""`Problem`: a robot and a goal list compiled into two flat buffers for the solver kernels.
+
+The layout (links read, goal kinds, residual rows) depends only on the goal *structure*;
+`update` refreshes goal parameters, tolerances and the seed in place, so repeated solves
+with the same structure skip all preparation. See `bioik.goals.layout` for the buffers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from bioik.goals.acceptance import MODES, evaluate
+from bioik.goals.base import FIRST_JOINT_KIND, JOINT_VARIABLE, N_PARAMS, PYTHON, Goal
+from bioik.goals.joints import REFERENCE, joint_data
+from bioik.goals.layout import sizes, views
+from bioik.kinematics.fk import fk_frames
+from bioik.kinematics.robot import Robot
+
+
+def structure_key(goals: Sequence[Goal]) -> tuple:
+    """What fixes a problem's layout (for one robot): goal classes, links read and
+    primary/secondary. Links that depend only on the robot (`BalanceGoal.links_for`) and
+    the parameter rows' lengths are fixed by the goal class."""
+    return tuple((type(g), g.links, g.is_secondary, getattr(g, "variable", None)) for g in goals)
+
+
+class Problem:
+    """Buffers `ibuf`, `fbuf` for the kernels (FK program of the goal links, goal table,
+    joint data, bounds), with named numpy views for filling them from Python."""
+
+    def __init__(self, robot: Robot, goals: Sequence[Goal]):
+        if not goals:
+            raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
+        for g in goals:
+            if not isinstance(g, Goal):
+                raise TypeError(f"{g!r} is not a bioik goal (expected e.g. bioik.PoseGoal)")
+        self.robot = robot
+        self.key = structure_key(goals)
+        goal_links = [g.links_for(robot) for g in goals]
+        links: list[str] = []
+        for names in goal_links:
+            for link in names:
+                robot.link_index(link)  # unknown link → error with the closest names
+                if link not in links:
+                    links.append(link)
+        self.links = links
+        program = robot.program_for(links)
+        n, G = robot.dof, len(goals)
+        S, O = program.n_segments, len(links)
+        E = max(max(len(names) for names in goal_links) - 2, 0)
+        P = max(max(len(g.params(robot)) for g in goals), N_PARAMS)
+        ni, nf = sizes(S, O, G, n, E, P)
+        self.ibuf = np.zeros(ni, dtype=np.int64)
+        self.fbuf = np.zeros(nf)
+        self.ibuf[:6] = (S, O, G, n, E, P)
+        (seg_i, seg_f, out_seg, out_tf, self.gi, self.gf, self.gw, self.gt, self.vdata, self.bounds) = views(self.ibuf, self.fbuf)
+        seg_i[:] = program.seg_i
+        seg_f[:] = program.seg_f
+        out_seg[:] = program.out_seg
+        out_tf[:] = program.out_tf
+        self.program = program
+        row = 0
+        for k, g in enumerate(goals):
+            size = 0 if g.kind == PYTHON else g.size if g.kind < FIRST_JOINT_KIND else (1 if g.kind == JOINT_VARIABLE else n)
+            outs = [links.index(l) for l in goal_links[k]]
+            outs += [-1] * (2 + E - len(outs))
+            self.gi[k] = (g.kind, outs[0], outs[1], int(g.is_secondary), row, size, *outs[2:])
+            row += size
+        self.n_rows = row
+        self.python_goals = [k for k, g in enumerate(goals) if g.kind == PYTHON]
+        self.vdata[:] = joint_data(robot, robot.center())
+        self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)
+        self.report = np.zeros(3 + 3 * G)
+        self.goals: list[Goal] = list(goals)
+        self.update(goals)
+
+    def update(
+        self,
+        goals: Sequence[Goal],
+        reference: np.ndarray | None = None,
+        position_tolerance: float = 1e-5,
+        rotation_tolerance: float = 1e-5,
+    ) -> None:
+        """Refresh goal parameters (same structure), tolerances and the reference (seed).
+
+        Pose-type goals without tolerances of their own use the given ones."""
+        robot = self.robot
+        for k, g in enumerate(goals):
+            row = g.params(robot)
+            self.gf[k, : len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
+            self.gw[k] = g.weight
+            tol = getattr(g, "tolerance", None)
+            pt = getattr(g, "position_tolerance", tol)
+            rt = getattr(g, "rotation_tolerance", tol)
+            self.gt[k, 0] = position_tolerance if pt is None else pt
+            self.gt[k, 1] = rotation_tolerance if rt is None else rt
+        self.goals = list(goals)
+        if reference is not None:
+            self.vdata[:, REFERENCE] = reference
+
+    def link_frames(self, q: np.ndarray) -> np.ndarray:
+        """Exact frames (O, 7) of the goal links at q."""
+        p = self.program
+        frames = np.empty((max(len(self.links), 1), 7))
+        fk_frames(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, np.empty((max(p.n_segments, 1), 7)), frames)
+        return frames
+
+    def python_costs(self, q: np.ndarray) -> list[float]:
+        """Unweighted costs of the goals with user callables (in `python_goals` order)."""
+        if not self.python_goals:
+            return []
+        frames = self.link_frames(q)
+        out = []
+        for k in self.python_goals:
+            g = self.goals[k]
+            out.append(float(g.cost(self.robot, q, {l: frames[self.links.index(l)] for l in g.links_for(self.robot)})))
+        return out
+
+    def accept(self, q: np.ndarray, mode: str | int = "norm") -> tuple[bool, np.ndarray, float, float]:
+        """(every primary goal met, per-goal errors (G, 2), primary cost, secondary cost)
+        at q, from exact FK — the one acceptance test every solver's answer goes through."""
+        report = self.report
+        ok = evaluate(self.ibuf, self.fbuf, q, MODES[mode] if isinstance(mode, str) else mode, report)
+        G = len(self.goals)
+        errors = report[3 : 3 + 2 * G].reshape(G, 2).copy()
+        pc, sc = float(report[1]), float(report[2])
+        for k, c in zip(self.python_goals, self.python_costs(q)):
+            g = self.goals[k]
+            errors[k] = (np.sqrt(c), 0.0)
+            weighted = c * g.weight**2
+            if g.is_secondary:
+                sc += weighted
+            else:
+                pc += weighted
+                ok = ok and errors[k, 0] <= g.tolerance
+        return bool(ok), errors, pc, sc
+
+    def cost(self, q: np.ndarray) -> tuple[float, float]:
+        """(primary, secondary) weighted cost at q, from exact FK."""
+        _, _, pc, sc = self.accept(q)
+        return pc, sc

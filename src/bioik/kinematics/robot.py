@@ -1,0 +1,242 @@
+"""`Robot`: a robot model with an active joint group, and its forward kinematics.
+
+Configurations `q` are vectors of the group's variables, in `robot.variable_names`
+order; joints outside the group stay at `robot.frozen` values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bioik.kinematics.extrapolate import extrapolate_frames
+from bioik.kinematics.fk import fk_batch, fk_frames, fk_link
+from bioik.kinematics.jacobian import jacobian
+from bioik.kinematics.program import KinematicProgram, build_program
+from bioik.model.group import Group, GroupSpec, resolve_group
+from bioik.model.robot_model import RobotModel
+from bioik.model.urdf import parse_urdf
+
+#: Sampling range used for variables without finite limits (continuous: ±π; floating/planar
+#: translations: ±1 m).
+UNBOUNDED_SAMPLE = {1: np.pi, 2: 1.0}
+
+
+class Robot:
+    """A robot with an active group: names, limits, FK, Jacobians and sampling."""
+
+    def __init__(
+        self,
+        model: RobotModel,
+        group: GroupSpec = None,
+        *,
+        groups: Mapping[str, Any] | None = None,
+        default_group: str | None = None,
+        frozen: Mapping[str, float] | np.ndarray | None = None,
+        source: str | None = None,
+    ):
+        self.model = model
+        self.groups: dict[str, Any] = dict(groups or {})
+        self.default_group = default_group
+        self.source = source
+        self.group: Group = resolve_group(model, group, self.groups, default_group)
+        full = np.array([np.clip(0.0, v.lower, v.upper) for v in model.variables])
+        if frozen is not None:
+            if isinstance(frozen, Mapping):
+                for name, value in frozen.items():
+                    full[model.variable_index(name)] = float(value)
+            else:
+                full = _vector(frozen, len(model.variables), "frozen configuration")
+        self.frozen = full
+        vs = [model.variables[i] for i in self.group.variables]
+        self.variable_names: list[str] = [v.name for v in vs]
+        self.lower = np.array([v.lower for v in vs])
+        self.upper = np.array([v.upper for v in vs])
+        self.velocity = np.array([v.velocity for v in vs])
+        self.kinds = np.array([v.kind for v in vs], dtype=np.int64)
+        half = np.array([UNBOUNDED_SAMPLE[v.kind] for v in vs])
+        finite = np.isfinite(self.lower) & np.isfinite(self.upper)
+        #: Finite box used for random configurations (the limits where they exist).
+        self.sample_lower = np.where(finite, self.lower, -half)
+        self.sample_upper = np.where(finite, self.upper, half)
+        multiturn = (self.kinds == 1) & ~(self.upper - self.lower <= 2 * np.pi)
+        #: Mask of revolute variables with more than one turn of range (continuous joints
+        #: included), or None if there are none: their angles are ambiguous modulo 2π.
+        self.multiturn = multiturn if multiturn.any() else None
+        self._center = 0.5 * (self.sample_lower + self.sample_upper)
+        self.link_names: list[str] = model.link_names
+        self.tips: list[str] = list(self.group.tips)
+        self._link_pos = {name: i for i, name in enumerate(self.link_names)}
+        self._chain = np.empty(max(self.program.n_segments, 1), dtype=np.int64)
+        self._seg = np.empty((max(self.program.n_segments, 1), 7))
+
+    # -- names and sizes -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def dof(self) -> int:
+        """Number of active variables."""
+        return len(self.variable_names)
+
+    @cached_property
+    def program(self) -> KinematicProgram:
+        """FK program over all links (the one `fk`, `link_pose`, `jacobian` use)."""
+        return self.program_for(self.link_names)
+
+    def program_for(self, links: Sequence[str]) -> KinematicProgram:
+        """A compact FK program for just `links` (what solvers evaluate)."""
+        idx = [self.model.link_index(l) for l in links]
+        return build_program(self.model, list(self.group.variables), self.frozen, idx)
+
+    def with_group(self, group: GroupSpec) -> Robot:
+        """The same robot with another active group (frozen values kept)."""
+        return Robot(self.model, group, groups=self.groups, default_group=self.default_group, frozen=self.frozen, source=self.source)
+
+    def with_frozen(self, values: Mapping[str, float]) -> Robot:
+        """The same group with other values for the joints outside it."""
+        frozen = self.frozen.copy()
+        for name, value in values.items():
+            frozen[self.model.variable_index(name)] = float(value)
+        return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source)
+
+    @property
+    def group_spec(self) -> dict:
+        """This group as a spec that `with_group` accepts."""
+        return {"joints": list(dict.fromkeys(self.model.variables[v].joint for v in self.group.variables)), "tips": self.tips}
+
+    def link_index(self, link: str) -> int:
+        """Position of `link` in `link_names` (error lists the closest names)."""
+        i = self._link_pos.get(link)
+        return self.model.link_index(link) if i is None else i
+
+    # -- configurations ------------------------------------------------------------
+    def check(self, q: Any, what: str = "configuration") -> np.ndarray:
+        """q as a float vector of length dof; ValueError for a wrong length, NaN or inf."""
+        return _vector(q, self.dof, what, self.variable_names)
+
+    def within_limits(self, q: np.ndarray, tol: float = 0.0) -> bool:
+        return bool(np.all(q >= self.lower - tol) and np.all(q <= self.upper + tol))
+
+    def clip(self, q: np.ndarray) -> np.ndarray:
+        return np.clip(q, self.lower, self.upper)
+
+    def random_configuration(self, rng: np.random.Generator | int | None = None, n: int | None = None) -> np.ndarray:
+        """Uniform configurations within limits (within `sample_lower/upper` if unbounded)."""
+        rng = np.random.default_rng(rng)
+        size = (self.dof,) if n is None else (n, self.dof)
+        return rng.uniform(self.sample_lower, self.sample_upper, size=size)
+
+    def center(self) -> np.ndarray:
+        """Mid-range configuration (0 for unbounded variables)."""
+        return self._center.copy()
+
+    def full_configuration(self, q: Any) -> dict[str, float]:
+        """All model variables by name: q for the group, frozen values for the rest."""
+        q = self.check(q)
+        full = self.frozen.copy()
+        full[list(self.group.variables)] = q
+        return dict(zip(self.model.variable_names, full.tolist()))
+
+    # -- kinematics ----------------------------------------------------------------
+    def link_pose(self, q: Any, link: str) -> np.ndarray:
+        """4×4 pose of `link` in the robot base frame."""
+        q = self.check(q)
+        out = np.empty((4, 4))
+        p = self.program
+        fk_link(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), self._seg, self._chain, out)
+        return out
+
+    def fk(self, Q: Any, links: Sequence[str] | None = None) -> np.ndarray:
+        """Poses of `links` (default: all) for a batch Q (N, dof) → (N, L, 4, 4); q (dof,) → (L, 4, 4)."""
+        Q = np.asarray(Q, dtype=float)
+        single = Q.ndim == 1
+        Q2 = np.atleast_2d(Q)
+        if Q2.ndim != 2 or Q2.shape[1] != self.dof:
+            raise ValueError(f"configurations must have shape (N, {self.dof}) or ({self.dof},); got {Q.shape}")
+        if not np.all(np.isfinite(Q2)):
+            raise ValueError("configurations contain NaN or inf")
+        idx = np.arange(len(self.link_names)) if links is None else np.array([self.link_index(l) for l in links], dtype=np.int64)
+        out = np.empty((len(Q2), len(idx), 4, 4))
+        p = self.program
+        fk_batch(p.seg_i, p.seg_f, p.out_seg, p.out_tf, np.ascontiguousarray(Q2), idx, self._seg, out)
+        return out[0] if single else out
+
+    def jacobian(self, q: Any, link: str, point: Any = None) -> np.ndarray:
+        """6×dof geometric Jacobian of `link` (or of `point`, given in the link frame).
+
+        Rows: linear velocity of the point, then angular velocity, in the base frame.
+        """
+        q = self.check(q)
+        pt = np.zeros(3) if point is None else _vector(point, 3, "point")
+        p = self.program
+        frames = np.empty((len(p.out_seg), 7))
+        J = np.empty((6, self.dof))
+        jacobian(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), pt, self._seg, frames, J)
+        return J
+
+    def extrapolate(self, q0: Any, Q: Any, links: Sequence[str]) -> np.ndarray:
+        """First-order prediction of the poses of `links` at each row of Q from FK and
+        Jacobians at q0 (BioIK 2's extrapolated FK) → (N, L, 4, 4)."""
+        from bioik.kinematics.frames import matrix_from_frame
+
+        q0 = self.check(q0)
+        Q = np.atleast_2d(np.asarray(Q, dtype=float))
+        p = self.program_for(links)
+        frames0 = np.empty((len(links), 7))
+        seg = np.empty((max(p.n_segments, 1), 7))
+        J = np.empty((6 * len(links), self.dof))
+        Jo = np.empty((6, self.dof))
+        for o in range(len(links)):
+            jacobian(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q0, o, np.zeros(3), seg, frames0, Jo)
+            J[6 * o : 6 * o + 6] = Jo
+        out = np.empty((len(Q), len(links), 7))
+        extrapolate_frames(frames0, J, np.ascontiguousarray(Q - q0), out)
+        return np.array([[matrix_from_frame(f) for f in row] for row in out])
+
+    def __repr__(self) -> str:
+        return f"Robot({self.name!r}, group={self.group.name!r}, dof={self.dof}, tips={self.tips})"
+
+
+def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np.ndarray:
+    try:
+        v = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be {n} numbers; got {x!r}") from None
+    if v.shape != (n,):
+        hint = f" ({', '.join(names)})" if names is not None and n <= 12 else ""
+        raise ValueError(f"{what} must have {n} values{hint}; got shape {v.shape}")
+    if not math.isfinite(v.sum()) and not np.all(np.isfinite(v)):
+        bad = [names[i] if names is not None else str(i) for i in np.flatnonzero(~np.isfinite(v))]
+        raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
+    return v
+
+
+def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
+    """Load a robot: a bundled name (see `bioik.robots.names()`), a URDF path or URDF text.
+
+    group: None (the robot's default group; for a plain URDF every joint), a group name,
+    a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
+    "joints" and/or "tips".
+    """
+    from bioik import robots
+    from bioik.robots import catalog
+
+    if isinstance(x, RobotModel):
+        return Robot(x, group, frozen=frozen)
+    if isinstance(x, str) and x in catalog.ROBOTS:
+        entry = catalog.ROBOTS[x]
+        model = parse_urdf(robots.urdf_path(x))
+        return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
+    text = str(x)
+    if not text.lstrip().startswith("<") and not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
+        from bioik.model.names import UnknownNameError, suggest
+
+        raise UnknownNameError(f"unknown robot {text!r}: not a bundled robot ({suggest(text, catalog.ROBOTS)}) and not a URDF file")
+    return Robot(parse_urdf(x), group, frozen=frozen, source=None if text.lstrip().startswith("<") else text)

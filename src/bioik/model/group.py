@@ -1,0 +1,81 @@
+"""Joint groups (like SRDF groups): which variables a solver moves, and the tips."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+from bioik.model.names import UnknownNameError, suggest
+from bioik.model.robot_model import RobotModel
+
+#: A group given by name, by joint names, by (base, tip) chains, or as a dict
+#: {"chains": [[base, tip], ...], "joints": [...], "tips": [...]}.
+GroupSpec = Union[str, Sequence[str], Sequence[Sequence[str]], Mapping[str, Any], None]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Active model variables (in solver order) and the group's tip links."""
+
+    name: str
+    variables: tuple[int, ...]
+    tips: tuple[str, ...]
+
+
+def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] | None = None, default: str | None = None) -> Group:
+    """Turn a group spec into a `Group`; None means `default`, or every variable."""
+    named = named or {}
+    if spec is None:
+        if default is not None:
+            return resolve_group(model, default, named)
+        return Group("all", tuple(range(len(model.variables))), tuple(model.leaves))
+    if isinstance(spec, str):
+        if spec not in named:
+            raise UnknownNameError(f"unknown group {spec!r} of robot {model.name!r}; {suggest(spec, named) if named else 'it has no named groups'}")
+        g = resolve_group(model, dict(named[spec]), named)
+        return Group(spec, g.variables, g.tips)
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - {"chains", "joints", "tips", "description"}
+        if unknown:
+            raise ValueError(f"group keys {sorted(unknown)} are not understood; expected 'chains', 'joints' and/or 'tips'")
+        joints: list[int] = []
+        tips: list[str] = []
+        for chain in spec.get("chains", ()):
+            if len(chain) != 2:
+                raise ValueError(f"group chain {chain!r} must be a [base, tip] pair of link names")
+            base, tip = chain
+            joints += [j for j in model.chain(base, tip) if j not in joints]
+            tips.append(tip)
+        for name in spec.get("joints", ()):
+            j = model.joint_index(name)
+            if j not in joints:
+                joints.append(j)
+        variables = model.chain_variables(joints)
+        if not variables:
+            raise ValueError(f"group {dict(spec)!r} of robot {model.name!r} moves no joint variable")
+        for t in spec.get("tips", ()):
+            model.link_index(t)
+            if t not in tips:
+                tips.append(t)
+        if not tips:
+            tips = _moved_leaves(model, joints)
+        return Group("custom", tuple(sorted(variables)), tuple(tips))
+    items = list(spec)
+    if items and all(not isinstance(x, str) and len(x) == 2 for x in items):
+        return resolve_group(model, {"chains": items}, named)
+    if items and all(isinstance(x, str) for x in items):
+        return resolve_group(model, {"joints": items}, named)
+    raise ValueError(f"cannot read group {spec!r}: expected a group name, joint names, [base, tip] chains or a dict")
+
+
+def _moved_leaves(model: RobotModel, joints: list[int]) -> list[str]:
+    """Leaf links below any of the given joints."""
+    below = set()
+    for j in joints:
+        stack = [model.joints[j].child]
+        while stack:
+            link = stack.pop()
+            below.add(link)
+            stack.extend(model.joints[c].child for c in model.child_joints[link])
+    return [name for i, name in enumerate(model.link_names) if i in below and not model.child_joints[i]]

@@ -1,0 +1,241 @@
+"""One API for every solver: `solve(robot, goals, ...)` and `Solver` for repeated solves.
+
+Shared here, so each solver family only searches: input checks, seed handling, the
+prepared-problem cache, rejection sampling with the solution callback [E 8.1], the final
+acceptance test from exact FK, and the `Result`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bioik.goals.acceptance import MODES
+from bioik.goals.base import Goal
+from bioik.goals.problem import Problem, structure_key
+from bioik.kinematics.robot import Robot
+from bioik.model.names import UnknownNameError, suggest
+from bioik.kinematics.limits import clip_into
+from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
+
+#: Iteration budget standing for "no budget" (the timeout ends the search).
+UNLIMITED = 2**62
+
+
+@dataclass
+class Result:
+    """Outcome of a solve.
+
+    q: the configuration (always within limits); success: every primary goal passed its
+    acceptance test on exact FK (and the callback, if any, accepted q); cost: weighted
+    primary + secondary cost; goal_errors: per goal (position error m, rotation angle rad)
+    for pose-type goals, (‖residual‖, 0) otherwise; time: seconds spent in the call;
+    callback_calls: calls of the solution callback; restarts: random restarts;
+    iterations: solver iterations; seed_clipped: the seed was outside limits and clipped.
+    """
+
+    q: np.ndarray
+    success: bool
+    cost: float
+    goal_errors: np.ndarray
+    time: float
+    callback_calls: int = 0
+    restarts: int = 0
+    iterations: int = 0
+    seed_clipped: bool = False
+    solver: str = ""
+    primary_cost: float = field(default=0.0, repr=False)
+    secondary_cost: float = field(default=0.0, repr=False)
+
+
+def _check_timeout(timeout: Any) -> float:
+    try:
+        t = float(timeout)
+    except (TypeError, ValueError):
+        raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}") from None
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"timeout must be a finite number of seconds > 0; got {timeout!r}")
+    return t
+
+
+def _family(name: str | None) -> Family:
+    name = DEFAULT_SOLVER if name is None else name
+    try:
+        return SOLVERS[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError(f"unknown solver {name!r}; {suggest(str(name), SOLVERS, n=8)}") from None
+
+
+class Solver:
+    """A solver bound to a robot, for repeated solves without re-preparing.
+
+    solver: a name from `bioik.solvers.names()`; params: that solver's parameters
+    (unknown names are an error); acceptance: "norm" (default), "trac" or "kdl".
+    """
+
+    def __init__(self, robot: Robot, solver: str | None = None, timeout: float = 0.005, acceptance: str = "norm", **params: Any):
+        if not isinstance(robot, Robot):
+            raise TypeError(f"robot must be a bioik.Robot (from bioik.load_robot); got {type(robot).__name__}")
+        self.robot = robot
+        self.family = _family(solver)
+        self.timeout = _check_timeout(timeout)
+        if acceptance not in MODES:
+            raise ValueError(f"acceptance must be one of {', '.join(MODES)}; got {acceptance!r}")
+        self.acceptance = acceptance
+        self.settings = self.family.settings(params)
+        self._problems: OrderedDict[tuple, Problem] = OrderedDict()
+
+    def problem(self, goals: Sequence[Goal]) -> Problem:
+        """The prepared problem for this goal structure (cached)."""
+        if not goals:
+            raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
+        key = structure_key(goals)
+        p = self._problems.get(key)
+        if p is None:
+            p = Problem(self.robot, goals)
+            self.family.check(p)
+            # one tiny search now loads (or on first use compiles) the kernels, so that
+            # the first solve's timeout is spent searching
+            self.family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+            p.accept(self.robot.center(), self.acceptance)
+            clip_into(self.robot.center(), self.robot.lower, self.robot.upper)
+            self._problems[key] = p
+            if len(self._problems) > 32:
+                self._problems.popitem(last=False)
+        return p
+
+    def solve(
+        self,
+        goals: Sequence[Goal],
+        seed: Any = None,
+        timeout: float | None = None,
+        callback: Callable[[np.ndarray], bool] | None = None,
+        random_seed: int | None = None,
+        max_iterations: int | None = None,
+        position_tolerance: float = 1e-5,
+        rotation_tolerance: float = 1e-5,
+    ) -> Result:
+        """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`."""
+        problem = self.problem(goals)  # one-time preparation is not part of the timeout
+        t0 = time.monotonic()
+        robot = self.robot
+        timeout = self.timeout if timeout is None else _check_timeout(timeout)
+        if max_iterations is None:
+            budget = UNLIMITED
+        else:
+            budget = int(max_iterations)
+            if budget < 1:
+                raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
+        for name, tol in (("position_tolerance", position_tolerance), ("rotation_tolerance", rotation_tolerance)):
+            if not (tol >= 0 and math.isfinite(tol)):
+                raise ValueError(f"{name} must be finite and >= 0; got {tol!r}")
+        base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
+        clipped = False
+        random_start = seed is None
+        if random_start:
+            q = np.empty(robot.dof)
+        else:
+            q = robot.check(seed, "seed").copy()
+            clipped = clip_into(q, robot.lower, robot.upper)
+        reference = robot.center() if random_start else q.copy()
+        problem.update(goals, reference, position_tolerance, rotation_tolerance)
+        deadline = t0 + timeout
+        mode = MODES[self.acceptance]
+        calls = restarts = iterations = 0
+        ok = False
+        call = 0
+        while True:
+            seed_k = (base + 7919 * call) % 2**31
+            found, its, rs = self.family.search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
+            call += 1
+            iterations += its
+            restarts += rs
+            if not found:
+                break
+            ok = True
+            if callback is None:
+                break
+            calls += 1
+            if callback(q.copy()):
+                break
+            ok = False  # rejected: keep searching from a random configuration [E 8.1]
+            restarts += 1
+            random_start = True
+            if time.monotonic() >= deadline or iterations >= budget:
+                break
+        q = _wrap_revolute(robot, q, reference)
+        accepted, errors, pc, sc = problem.accept(q, self.acceptance)
+        return Result(
+            q=q,
+            success=ok and accepted,
+            cost=pc + sc,
+            goal_errors=errors,
+            time=time.monotonic() - t0,
+            callback_calls=calls,
+            restarts=restarts,
+            iterations=iterations,
+            seed_clipped=clipped,
+            solver=self.family.name,
+            primary_cost=pc,
+            secondary_cost=sc,
+        )
+
+
+def _wrap_revolute(robot: Robot, q: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Revolute joints whose range exceeds a turn: the equivalent angle nearest the
+    reference (the seed) that lies within the limits, as BioIK does after solving."""
+    mask = robot.multiturn
+    if mask is None:
+        return q
+    q = q.copy()
+    ref = reference[mask]
+    wrapped = ref + (q[mask] - ref + np.pi) % (2 * np.pi) - np.pi
+    lo, hi = robot.lower[mask], robot.upper[mask]
+    wrapped = np.where(wrapped < lo, wrapped + 2 * np.pi, wrapped)
+    wrapped = np.where(wrapped > hi, wrapped - 2 * np.pi, wrapped)
+    ok = (wrapped >= lo) & (wrapped <= hi)
+    q[mask] = np.where(ok, wrapped, q[mask])
+    return q
+
+
+_solvers: OrderedDict[tuple, Solver] = OrderedDict()
+
+
+def solve(
+    robot: Robot,
+    goals: Sequence[Goal],
+    seed: Any = None,
+    timeout: float = 0.005,
+    solver: str | None = None,
+    callback: Callable[[np.ndarray], bool] | None = None,
+    random_seed: int | None = None,
+    max_iterations: int | None = None,
+    position_tolerance: float = 1e-5,
+    rotation_tolerance: float = 1e-5,
+    acceptance: str = "norm",
+    **params: Any,
+) -> Result:
+    """Joint values for `robot` that meet `goals`, within limits, within `timeout` seconds.
+
+    seed: start configuration (clipped into limits if outside; None: random start).
+    callback(q) -> bool: rejecting a solution makes the search go on from a random
+    restart until the timeout. random_seed + max_iterations make a run reproducible.
+    Repeated calls with the same robot and goal structure reuse the prepared problem; the
+    one-time preparation of a new structure (and compiling on first use) is not counted
+    in the timeout.
+    """
+    key = (id(robot), solver, acceptance, tuple(sorted(params.items())))
+    s = _solvers.get(key)
+    if s is None or s.robot is not robot:
+        s = Solver(robot, solver, timeout, acceptance, **params)
+        _solvers[key] = s
+        if len(_solvers) > 16:
+            _solvers.popitem(last=False)
+    return s.solve(goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)

@@ -1,0 +1,497 @@
+"""BioIK 2: the memetic evolutionary solver of [R 3.7], [E Alg. 3.4, Table 7.1], and `bio2_lm`.
+
+One *step* of an island, for each of its species:
+  1. exact FK and Jacobians at the species' best individual (the acceptance test runs
+     here, on exact FK); the population's fitness is re-evaluated on the new model;
+  2. `memetic_evolution_gens` generations: each of `child_count` children mutates the
+     better of two parents: gene += N(0,1)·2^(k−23)·span + momentum·(child mod 3), k a
+     random integer in [0, 16) drawn once per child [R 3.1, 3.7.8]; the momentum is a
+     random mix of the parents' momenta, and the child's momentum becomes
+     mix(momentum, Δgene, 0.3); genes are clamped to the limits. Children are scored on
+     the Jacobian-extrapolated FK of step 1 [R 3.7.10]; with secondary goals a random
+     number (1..children) of them survives a pre-selection by secondary cost [R 3.7.3];
+     the best `population_size` of parents + survivors by primary cost live on;
+  3. memetics on the best individual for up to `memetic_opt_gens` iterations while the
+     primary cost improves [R 3.7.9]: forward-difference gradient (tiny step, random sign)
+     on the extrapolated model, L1-normalised, costs sampled at x − δd, x, x + δd, and the
+     quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear step f/(df/dx) of
+     [R 3.5.2] (`bio2_memetic_l`), none (`bio2`), or — beyond the seeds — damped
+     Gauss–Newton/LM steps on the exact residual Jacobian (`bio2_lm`, [E 9.1]).
+Then every species but the best is wiped out (all individuals set to one random genome,
+momentum zero) if it did not improve during the step, or with probability 0.1 [R 3.7.5].
+The best solution ever seen is kept separately, so a wipeout never loses it. Islands are
+stepped in turn in one thread (this machine has about one core of throughput); the first
+island to pass the acceptance test ends the search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
+from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
+from bioik.goals.layout import unpack
+from bioik.goals.pose import pose_cost
+from bioik.kinematics.frames import JIT, qmul
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.clock import now
+from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
+from bioik.solvers.rng import randint, random_configuration, uniform
+
+#: Memetic variants.
+NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
+
+#: Parameters [E Table 7.1] (threads → islands), plus the memetic details.
+DEFAULTS = {
+    "population_size": 2,
+    "child_count": 16,
+    "elite_count": 1,
+    "islands": 1,
+    "species_count": 2,
+    "memetic_evolution_gens": 8,
+    "memetic_opt_gens": 8,
+    "wipeout_probability": 0.1,
+    "momentum_mix": 0.3,
+    "memetic_step": 1e-6,
+    "lm_damping": 0.1,
+}
+
+#: Standard normal deviates read from a random offset, as the reference implementation
+#: does: a lookup is far cheaper than generating a deviate per gene.
+NORMALS = np.random.default_rng(20171128).standard_normal(1 << 16)
+
+
+@njit(inline="always", **JIT)
+def offsets(J0, x0, X, xrow, off, row):
+    """off[row] ← J0·(X[xrow] − x0): predicted position and rotation-vector change of
+    every link (6 per link)."""
+    for k in range(off.shape[1]):
+        off[row, k] = 0.0
+    for v in range(x0.shape[0]):
+        d = X[xrow, v] - x0[v]
+        if d != 0.0:
+            for k in range(off.shape[1]):
+                off[row, k] += J0[k, v] * d
+
+
+@njit(inline="always", **JIT)
+def pose_score(gi, gf, gw, frames0, off, row, out):
+    """(primary, secondary) weighted cost of the pose-type goals on the FK model
+    extrapolated from the step's exact FK, for predicted link offsets off[row] → out (2,).
+
+    The innermost loop of the solver: rows are indexed, never sliced, and nothing here
+    calls a function taking arrays — either makes numba count references per call,
+    which cost several times the arithmetic.
+    """
+    primary = 0.0
+    secondary = 0.0
+    for g in range(gi.shape[0]):
+        kind = gi[g, 0]
+        if kind == POSE or kind == POSITION or kind == ORIENTATION:
+            o = gi[g, 1]
+            k = 6 * o
+            qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
+            rw, rx, ry, rz = qmul(0.0, off[row, k + 3], off[row, k + 4], off[row, k + 5], qw, qx, qy, qz)
+            w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
+            inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
+            px, py, pz = frames0[o, 0] + off[row, k], frames0[o, 1] + off[row, k + 1], frames0[o, 2] + off[row, k + 2]
+            c = pose_cost(kind, gf, g, px, py, pz, w * inv, x * inv, y * inv, z * inv) * gw[g] * gw[g]
+            if gi[g, SECONDARY]:
+                secondary += c
+            else:
+                primary += c
+    out[0] = primary
+    out[1] = secondary
+
+
+@njit(**JIT)
+def full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out):
+    """`pose_score` plus every other compiled goal (on the predicted frames) for the
+    configuration X[xrow] → out (2,)."""
+    pose_score(gi, gf, gw, frames0, off, row, out)
+    for o in range(frames0.shape[0]):
+        k = 6 * o
+        qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
+        rw, rx, ry, rz = qmul(0.0, off[row, k + 3], off[row, k + 4], off[row, k + 5], qw, qx, qy, qz)
+        w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
+        inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
+        for c in range(3):
+            work[o, c] = frames0[o, c] + off[row, k + c]
+        work[o, 3], work[o, 4], work[o, 5], work[o, 6] = w * inv, x * inv, y * inv, z * inv
+    q = X[xrow]
+    for g in range(gi.shape[0]):
+        kind = gi[g, 0]
+        if kind == POSE or kind == POSITION or kind == ORIENTATION or kind == PYTHON:
+            continue
+        size = goal_residual(gi, gf, g, work, J0, q, vdata, r, Jr, False, scratch)
+        c = 0.0
+        for k in range(size):
+            c += r[k] * r[k]
+        out[1 if gi[g, SECONDARY] else 0] += c * gw[g] * gw[g]
+
+
+@njit(inline="always", **JIT)
+def score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out, pose_only):
+    """Cost of X[xrow] with predicted offsets off[row]: the fast path when all goals are
+    pose-type, else `full_score`."""
+    if pose_only:
+        pose_score(gi, gf, gw, frames0, off, row, out)
+    else:
+        full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out)
+
+
+@njit(inline="always", **JIT)
+def make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix):
+    """Child c of two random parents (the better one mutated), with its momentum and
+    predicted link offsets (the parent's plus J·(child − parent))."""
+    P, n = genes.shape
+    L = poff.shape[1]
+    a = randint(rng, P)
+    b = randint(rng, P - 1) if P > 1 else 0
+    if P > 1 and b >= a:
+        b += 1
+    p1, p2 = (a, b) if fit[a] <= fit[b] else (b, a)
+    rate = float(1 << randint(rng, 16)) * 2.0**-23  # 2^k / 2^23 [R eq. 3.1]
+    mom = float(c % 3)
+    w = uniform(rng)
+    off = randint(rng, normals.shape[0] - n)
+    for v in range(n):
+        m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
+        g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
+        g = min(max(g, lo[v]), hi[v])
+        cmoms[c, v] = m * (1.0 - mom_mix) + (g - genes[p1, v]) * mom_mix
+        cgenes[c, v] = g
+    for k in range(L):
+        coff[c, k] = poff[p1, k]
+    for v in range(n):
+        dv = cgenes[c, v] - genes[p1, v]
+        if dv != 0.0:
+            for k in range(L):
+                coff[c, k] += J0[k, v] * dv
+
+
+@njit(inline="always", **JIT)
+def select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary):
+    """Secondary pre-selection of a random number of children [R 3.7.3], then the best P
+    of parents + survivors by primary cost become the population. Element loops only."""
+    P, n = genes.shape
+    L = poff.shape[1]
+    for c in range(C):
+        order[c] = c
+    survivors = C
+    if has_secondary:  # insertion sort of the children by secondary cost
+        for c in range(1, C):
+            key = order[c]
+            j = c - 1
+            while j >= 0 and cfit[order[j], 1] > cfit[key, 1]:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = key
+        survivors = 1 + randint(rng, C)
+    for k in range(P):
+        for v in range(n):
+            cgenes[C + k, v] = genes[k, v]
+            cmoms[C + k, v] = moms[k, v]
+        for v in range(L):
+            coff[C + k, v] = poff[k, v]
+        cfit[C + k, 0] = fit[k]
+        order[survivors + k] = C + k
+    m = survivors + P
+    for k in range(P):  # partial selection sort
+        best = k
+        for j in range(k + 1, m):
+            if cfit[order[j], 0] < cfit[order[best], 0]:
+                best = j
+        order[k], order[best] = order[best], order[k]
+    for k in range(P):
+        src = order[k]
+        for v in range(n):
+            genes[k, v] = cgenes[src, v]
+            moms[k, v] = cmoms[src, v]
+        for v in range(L):
+            poff[k, v] = coff[src, v]
+        fit[k] = cfit[src, 0]
+
+
+@njit(**JIT)
+def evolve_pose(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw,
+                lo, hi, span, normals, rng, C, gens, mom_mix, has_secondary, f2):
+    """`gens` generations of one species on the extrapolated model when every goal is
+    pose-type (step 2 of the module doc). genes, moms (P, n), fit (P,), poff (P, 6·O):
+    the population, updated in place; the c-prefixed arrays and order: scratch.
+
+    No array views are created here and no function taking arrays is called: numba's
+    reference counting of either made this loop several times slower.
+    """
+    P, n = genes.shape
+    L = poff.shape[1]
+    NN = normals.shape[0]
+    for gen in range(gens):
+        for c in range(C):
+            a = randint(rng, P)
+            b = randint(rng, P - 1) if P > 1 else 0
+            if P > 1 and b >= a:
+                b += 1
+            p1, p2 = (a, b) if fit[a] <= fit[b] else (b, a)
+            rate = float(1 << randint(rng, 16)) * 2.0**-23  # 2^k / 2^23 [R eq. 3.1]
+            mom = float(c % 3)
+            w = uniform(rng)
+            off = randint(rng, NN - n)
+            for v in range(n):
+                m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
+                g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
+                g = min(max(g, lo[v]), hi[v])
+                cmoms[c, v] = m * (1.0 - mom_mix) + (g - genes[p1, v]) * mom_mix
+                cgenes[c, v] = g
+            for k in range(L):
+                coff[c, k] = poff[p1, k]
+            for v in range(n):
+                dv = cgenes[c, v] - genes[p1, v]
+                if dv != 0.0:
+                    for k in range(L):
+                        coff[c, k] += J0[k, v] * dv
+            primary = 0.0
+            secondary = 0.0
+            for g in range(gi.shape[0]):
+                kind = gi[g, 0]
+                o = gi[g, 1]
+                k = 6 * o
+                qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
+                rw, rx, ry, rz = qmul(0.0, coff[c, k + 3], coff[c, k + 4], coff[c, k + 5], qw, qx, qy, qz)
+                w4, x4, y4, z4 = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
+                inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
+                px, py, pz = frames0[o, 0] + coff[c, k], frames0[o, 1] + coff[c, k + 1], frames0[o, 2] + coff[c, k + 2]
+                cost = pose_cost(kind, gf, g, px, py, pz, w4 * inv, x4 * inv, y4 * inv, z4 * inv) * gw[g] * gw[g]
+                if gi[g, SECONDARY]:
+                    secondary += cost
+                else:
+                    primary += cost
+            cfit[c, 0] = primary
+            cfit[c, 1] = secondary
+        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary)
+
+
+@njit(**JIT)
+def evolve_general(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw, vdata,
+                   lo, hi, span, normals, rng, C, gens, mom_mix, has_secondary, work, r, Jr, scratch, f2):
+    """`evolve_pose` for problems with other goal types (scored by `full_score`)."""
+    for gen in range(gens):
+        for c in range(C):
+            make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix)
+            full_score(gi, gf, gw, frames0, J0, coff, c, cgenes, c, vdata, work, r, Jr, scratch, f2)
+            cfit[c, 0] = f2[0]
+            cfit[c, 1] = f2[1]
+        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary)
+
+
+@njit(**JIT)
+def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
+                toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
+    """Memetic local search on the extrapolated model from x (updated in place); returns
+    its cost. Quadratic (eq. 3.3) or linear (R 3.5.2) step along the L1-normalised
+    forward-difference gradient, while the primary cost improves."""
+    n = x.shape[0]
+    for it in range(gens):
+        sign = h if uniform(rng) < 0.5 else -h
+        norm = 0.0
+        for v in range(n):
+            xt[0, :] = x
+            xt[0, v] += sign
+            offsets(J0, x0, xt, 0, toff, 0)
+            score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+            grad[v] = (f2[0] - fx) / sign
+            norm += abs(grad[v])
+        if not norm > 0.0:
+            break
+        for v in range(n):
+            d[v] = grad[v] / norm * h
+            xt[0, v] = x[v] - d[v]
+        offsets(J0, x0, xt, 0, toff, 0)
+        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+        f1 = f2[0]
+        for v in range(n):
+            xt[0, v] = x[v] + d[v]
+        offsets(J0, x0, xt, 0, toff, 0)
+        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+        f3 = f2[0]
+        if variant == QUADRATIC:
+            v1 = fx - f1
+            v2 = f3 - fx
+            a = v2 - v1
+            if not a > 0.0:
+                break
+            step = -0.5 * (v1 + v2) / a  # s = v/a [R eq. 3.3], a step of −s along +d
+        else:
+            slope = (f1 - f3) / 2.0
+            if not slope > 0.0:
+                break
+            step = fx / slope  # s = f / (df/dx) [R 3.5.2]
+        for v in range(n):
+            xt[0, v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
+        offsets(J0, x0, xt, 0, toff, 0)
+        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+        if not f2[0] < fx:
+            break
+        x[:] = xt[0]
+        fx = f2[0]
+    return fx
+
+
+@njit(**JIT)
+def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
+    """BioIK 2 search from q (overwritten with the best configuration); True on success.
+
+    settings: the DEFAULTS values in order, then the memetic variant.
+    run: deadline, step budget, RNG seed, acceptance mode, random start. stats: steps, wipeouts.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_steps, mode = run[0], run[1], int(run[3])
+    P, C = int(settings[0]), int(settings[1])
+    I, S = int(settings[3]), int(settings[4])
+    evo_gens, opt_gens = int(settings[5]), int(settings[6])
+    p_wipe, mom_mix, h, lam_k = settings[7], settings[8], settings[9], settings[10]
+    variant = int(settings[11])
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(int(run[2]))
+    n = q.shape[0]
+    G = gi.shape[0]
+    O = max(out_seg.shape[0], 1)
+    L = 6 * O
+    if run[4] > 0.0:
+        random_configuration(rng, slo, shi, q)
+    span = shi - slo
+    has_secondary = False
+    pose_only = True
+    R = 1
+    for g in range(G):
+        R += gi[g, 5]
+        if gi[g, SECONDARY]:
+            has_secondary = True
+        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
+            pose_only = False
+    # population: every individual starts at the seed [R 3.7.6]
+    genes = np.empty((I, S, P, n))
+    for i in range(I):
+        for s in range(S):
+            for k in range(P):
+                genes[i, s, k] = q
+    moms = np.zeros((I, S, P, n))
+    fit = np.empty((I, S, P))
+    poff = np.empty((P, L))
+    # scratch
+    cgenes = np.empty((C + P, n))
+    cmoms = np.empty((C + P, n))
+    cfit = np.empty((C + P, 2))
+    coff = np.empty((C + P, L))
+    order = np.empty(C + P, dtype=np.int64)
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    frames0 = np.empty((O, 7))
+    J0 = np.empty((L, n))
+    work = np.empty((O, 7))
+    r = np.empty(max(MAX_LINK_ROWS, n))
+    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
+    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
+    errors = np.empty((G, 2))
+    f2 = np.empty(2)
+    toff = np.empty((1, L))
+    x0 = np.empty(n)
+    x = np.empty(n)
+    xt = np.empty((1, n))
+    d = np.empty(n)
+    grad = np.empty(n)
+    e = np.empty(R)
+    Je = np.empty((R, n))
+    es = np.empty(R)
+    Js = np.empty((R, n))
+    M = np.empty((max(R, n), max(R, n)))
+    b = np.empty(max(R, n))
+    dq = np.empty(n)
+    best = q.copy()
+    best_fit = np.inf
+    before = np.empty(S)
+    steps = 0
+    wipeouts = 0
+    success = False
+    while not success:
+        for i in range(I):
+            for s in range(S):
+                # 1. exact FK at the species' best; the acceptance test runs on it
+                x0[:] = genes[i, s, 0]
+                fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
+                if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
+                    best[:] = x0
+                    success = True
+                    break
+                for k in range(P):
+                    offsets(J0, x0, genes[i, s], k, poff, k)
+                    score(gi, gf, gw, frames0, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
+                    fit[i, s, k] = f2[0]
+                if fit[i, s, 0] < best_fit:
+                    best_fit = fit[i, s, 0]
+                    best[:] = x0
+                before[s] = fit[i, s, 0]
+                # 2. evolution on the extrapolated model
+                if pose_only:
+                    evolve_pose(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
+                                gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary, f2)
+                else:
+                    evolve_general(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0,
+                                   J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix,
+                                   has_secondary, work, r, Jr, scratch, f2)
+                # 3. memetics on the elite
+                x[:] = genes[i, s, 0]
+                if variant == LM:
+                    E = np.inf
+                    for it in range(opt_gens):
+                        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames0, J0)
+                        rows, E_new = stack_residuals(gi, gf, gw, frames0, J0, x, vdata, r, Jr, scratch, e, Je, False)
+                        if goal_errors(gi, gf, gt, frames0, J0, x, vdata, r, Jr, scratch, mode, errors):
+                            best[:] = x
+                            success = True
+                            break
+                        if not E_new < E:
+                            break
+                        E = E_new
+                        genes[i, s, 0] = x
+                        fit[i, s, 0] = 2.0 * E
+                        lam = lam_k * E + 1e-12
+                        if not damped_step(Je, e, rows, n, lam, M, b, dq):
+                            break
+                        if has_secondary:  # secondary goals act in the primary null space
+                            srows, _ = stack_residuals(gi, gf, gw, frames0, J0, x, vdata, r, Jr, scratch, es, Js, True)
+                            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
+                        for v in range(n):
+                            x[v] = min(max(x[v] + dq[v], lo[v]), hi[v])
+                    if success:
+                        break
+                elif variant != NONE:
+                    fx = line_search(x, fit[i, s, 0], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
+                                     variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
+                    if fx < fit[i, s, 0]:
+                        genes[i, s, 0] = x
+                        fit[i, s, 0] = fx
+            if success:
+                break
+            # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]
+            sb = 0
+            for s in range(1, S):
+                if fit[i, s, 0] < fit[i, sb, 0]:
+                    sb = s
+            for s in range(S):
+                if s != sb and (not fit[i, s, 0] < before[s] or uniform(rng) < p_wipe):
+                    random_configuration(rng, slo, shi, x)
+                    for k in range(P):
+                        genes[i, s, k] = x
+                        moms[i, s, k] = 0.0
+                        fit[i, s, k] = np.inf
+                    wipeouts += 1
+        steps += 1
+        if success or steps >= max_steps or now() > deadline:
+            break
+    q[:] = best
+    stats[0] = steps
+    stats[1] = wipeouts
+    return success

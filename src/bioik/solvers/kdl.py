@@ -1,0 +1,143 @@
+"""`kdl`: Newton–Raphson with the Jacobian pseudo-inverse, as KDL's solver [E Alg. 3.1].
+
+Each iteration computes the twist error of every pose-type goal — position difference and
+the axis-angle vector of R_goal·R_currentᵀ, both in the base frame — stacks the goal
+Jacobians, and steps q ← clip(q + α·J⁺·Δtwist). As in KDL since 2019, the step factor α is
+halved (and the step retried) when the error grows, and grows back after a success. A
+stuck attempt (α below `min_step`, or `attempt_iterations` steps) restarts from a random
+configuration until the deadline.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT, qmul
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.clock import now
+from bioik.solvers.rng import random_configuration
+
+DEFAULTS = {"attempt_iterations": 100, "min_step": 1e-3, "tolerance_scale": 0.5}
+
+
+@njit(**JIT)
+def twist_errors(gi, gf, frames, J, e, Je):
+    """Stacked twist errors of the primary pose-type goals and their Jacobian rows; returns rows."""
+    rows = 0
+    n = J.shape[1]
+    for g in range(gi.shape[0]):
+        kind = gi[g, 0]
+        if gi[g, SECONDARY] or not (kind == POSE or kind == POSITION or kind == ORIENTATION):
+            continue
+        o = gi[g, 1]
+        f = frames[o]
+        p = gf[g]
+        if kind != ORIENTATION:
+            for k in range(3):
+                e[rows + k] = p[k] - f[k]
+                for v in range(n):
+                    Je[rows + k, v] = J[6 * o + k, v]
+            rows += 3
+        if kind != POSITION:
+            # rotation vector of q_goal ⊗ q_current⁻¹ (base frame)
+            w, x, y, z = qmul(p[3], p[4], p[5], p[6], f[3], -f[4], -f[5], -f[6])
+            if w < 0.0:
+                w, x, y, z = -w, -x, -y, -z
+            s = np.sqrt(x * x + y * y + z * z)
+            k_ = 2.0 * np.arctan2(s, w) / s if s > 1e-300 else 2.0
+            e[rows], e[rows + 1], e[rows + 2] = k_ * x, k_ * y, k_ * z
+            for k in range(3):
+                for v in range(n):
+                    Je[rows + k, v] = J[6 * o + 3 + k, v]
+            rows += 3
+    return rows
+
+
+@njit(**JIT)
+def kdl_search(ibuf, fbuf, q, settings, run, stats):
+    """Search from q (overwritten with the best configuration); True on success.
+
+    settings: attempt_iterations, min_step, tolerance_scale. run/stats: as `lm_search`.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(int(run[2]))
+    n = q.shape[0]
+    if run[4] > 0.0:
+        random_configuration(rng, slo, shi, q)
+    O = max(out_seg.shape[0], 1)
+    G = gi.shape[0]
+    R = 6 * G
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    frames = np.empty((O, 7))
+    J = np.empty((6 * O, n))
+    r = np.empty(max(MAX_LINK_ROWS, n))
+    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
+    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
+    e = np.empty(R)
+    Je = np.empty((R, n))
+    errors = np.empty((G, 2))
+    gt_inner = gt * settings[2]
+    attempt_max, min_step = int(settings[0]), settings[1]
+
+    qc = q.copy()
+    q_prev = q.copy()
+    step = np.zeros(n)
+    best = q.copy()
+    best_E = np.inf
+    E_prev = np.inf
+    alpha = 1.0
+    attempt = 0
+    it = 0
+    restarts = 0
+    success = False
+    while True:
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+        rows = twist_errors(gi, gf, frames, J, e, Je)
+        E = 0.0
+        for i in range(rows):
+            E += e[i] * e[i]
+        if E < best_E:
+            best_E = E
+            best[:] = qc
+        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+            best[:] = qc
+            success = True
+            break
+        it += 1
+        if it >= max_iterations:
+            break
+        if E > E_prev and alpha > min_step:
+            alpha *= 0.5  # error grew: retry a shorter step from the previous point
+            for i in range(n):
+                qc[i] = min(max(q_prev[i] + alpha * step[i], lo[i]), hi[i])
+            continue
+        if alpha <= min_step or attempt >= attempt_max:
+            if now() > deadline:
+                break
+            random_configuration(rng, slo, shi, qc)
+            restarts += 1
+            E_prev = np.inf
+            alpha = 1.0
+            attempt = 0
+            continue
+        if (it & 31) == 0 and now() > deadline:
+            break
+        step[:] = np.linalg.pinv(Je[:rows]) @ e[:rows]
+        q_prev[:] = qc
+        E_prev = E
+        alpha = min(1.0, 2.0 * alpha)
+        for i in range(n):
+            qc[i] = min(max(qc[i] + alpha * step[i], lo[i]), hi[i])
+        attempt += 1
+    q[:] = best
+    stats[0] = it
+    stats[1] = restarts
+    return success

@@ -1,0 +1,167 @@
+"""Small dense linear algebra for the solver kernels, without allocation.
+
+Damped least squares: dq = argmin ‖J·dq + e‖² + λ‖dq‖², solved through the smaller of
+the two normal-equation systems — (JᵀJ + λI)·dq = −Jᵀe (joint space) or
+(JJᵀ + λI)·y = −e, dq = Jᵀy (task space, cheaper for long chains like a 180-joint snake).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.kernels import SECONDARY, goal_residual
+from bioik.kinematics.frames import JIT
+
+
+@njit(**JIT)
+def cholesky_solve(M, b, m):
+    """Solve M[:m, :m]·x = b[:m] in place (x in b) for symmetric positive definite M.
+
+    M is overwritten by its Cholesky factor. Returns False if M is not positive definite.
+    """
+    for j in range(m):
+        s = M[j, j]
+        for k in range(j):
+            s -= M[j, k] * M[j, k]
+        if s <= 0.0:
+            return False
+        d = np.sqrt(s)
+        M[j, j] = d
+        for i in range(j + 1, m):
+            s = M[i, j]
+            for k in range(j):
+                s -= M[i, k] * M[j, k]
+            M[i, j] = s / d
+    for i in range(m):
+        s = b[i]
+        for k in range(i):
+            s -= M[i, k] * b[k]
+        b[i] = s / M[i, i]
+    for i in range(m - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, m):
+            s -= M[k, i] * b[k]
+        b[i] = s / M[i, i]
+    return True
+
+
+@njit(**JIT)
+def damped_step(Je, e, rows, n, lam, M, b, dq):
+    """dq = −(JᵀJ + λI)⁻¹Jᵀe for the first `rows` rows of Je, e. M, b: scratch (≥ max(rows, n))."""
+    if rows >= n:
+        for i in range(n):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(rows):
+                    s += Je[k, i] * Je[k, j]
+                M[i, j] = s
+                M[j, i] = s
+            M[i, i] += lam
+            s = 0.0
+            for k in range(rows):
+                s += Je[k, i] * e[k]
+            b[i] = -s
+        if not cholesky_solve(M, b, n):
+            return False
+        for i in range(n):
+            dq[i] = b[i]
+    else:
+        for i in range(rows):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(n):
+                    s += Je[i, k] * Je[j, k]
+                M[i, j] = s
+                M[j, i] = s
+            M[i, i] += lam
+            b[i] = -e[i]
+        if not cholesky_solve(M, b, rows):
+            return False
+        for k in range(n):
+            s = 0.0
+            for i in range(rows):
+                s += Je[i, k] * b[i]
+            dq[k] = s
+    return True
+
+
+@njit(**JIT)
+def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, secondary):
+    """Weighted residuals w·r and their Jacobians of the primary (secondary=False) or the
+    secondary goals, stacked into e and Je. Returns the number of rows and E = ½‖e‖²."""
+    rows = 0
+    n = q.shape[0]
+    for g in range(gi.shape[0]):
+        if (gi[g, SECONDARY] != 0) != secondary:
+            continue
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        w = gw[g]
+        for i in range(d):
+            e[rows + i] = w * r[i]
+            for v in range(n):
+                Je[rows + i, v] = w * Jr[i, v]
+        rows += d
+    E = 0.0
+    for i in range(rows):
+        E += e[i] * e[i]
+    return rows, 0.5 * E
+
+
+@njit(**JIT)
+def null_space_step(Je, rows, Js, es, srows, n, lam, mu, dq):
+    """Add to the primary step dq the secondary task's best step in the primary null space
+    (task priority): N = I − J⁺J with J⁺ = Jᵀ(JJᵀ + λI)⁻¹, then
+    z = argmin ‖Js·(dq + N·z) + es‖² + μ‖z‖² and dq ← dq + N·z."""
+    if srows == 0:
+        return
+    A = np.empty((rows, rows))
+    X = np.empty((rows, n))
+    for i in range(rows):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(n):
+                s += Je[i, k] * Je[j, k]
+            A[i, j] = s
+            A[j, i] = s
+        A[i, i] += lam
+    col = np.empty(rows)
+    L = A.copy()
+    for k in range(n):  # X = (JJᵀ + λI)⁻¹ J, column by column
+        for i in range(rows):
+            col[i] = Je[i, k]
+        L[:, :] = A
+        if not cholesky_solve(L, col, rows):
+            return
+        for i in range(rows):
+            X[i, k] = col[i]
+    N = np.eye(n)
+    for i in range(n):
+        for j in range(n):
+            s = 0.0
+            for k in range(rows):
+                s += Je[k, i] * X[k, j]
+            N[i, j] -= s
+    B = np.zeros((srows, n))
+    rhs = np.empty(srows)
+    for i in range(srows):
+        s = es[i]
+        for k in range(n):
+            s += Js[i, k] * dq[k]
+        rhs[i] = s
+        for j in range(n):
+            t = 0.0
+            for k in range(n):
+                t += Js[i, k] * N[k, j]
+            B[i, j] = t
+    m = max(srows, n)
+    M = np.empty((m, m))
+    b = np.empty(m)
+    z = np.empty(n)
+    if not damped_step(B, rhs, srows, n, mu, M, b, z):
+        return
+    for i in range(n):
+        s = 0.0
+        for k in range(n):
+            s += N[i, k] * z[k]
+        dq[i] += s

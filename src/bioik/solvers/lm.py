@@ -1,0 +1,112 @@
+"""`lm`: Levenberg–Marquardt with random restarts, the whole search in one compiled call.
+
+Each iteration: exact FK and Jacobians, stacked weighted residuals e of the primary goals,
+E = ½‖e‖², a damped step dq = −(JᵀJ + λI)⁻¹Jᵀe with λ = k·E (large errors: short,
+gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), every step
+accepted, then clamped to the joint limits. An attempt restarts from a uniform random
+configuration when E fails to fall below `stall_ratio`·E twice in a row or after
+`attempt_iterations` steps. The search ends at the first configuration that passes the
+acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
+final check always agrees), at the deadline, or after `max_iterations` steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.kernels import MAX_LINK_ROWS
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.clock import now
+from bioik.solvers.linalg import damped_step, stack_residuals
+from bioik.solvers.rng import random_configuration
+
+#: Tunable parameters and their defaults.
+DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
+
+
+@njit(**JIT)
+def lm_search(ibuf, fbuf, q, settings, run, stats):
+    """Search from q (overwritten with the best configuration found); True on success.
+
+    settings: damping, stall_ratio, attempt_iterations, tolerance_scale.
+    run: deadline (monotonic s), iteration budget, RNG seed, acceptance mode, random start.
+    stats (out): iterations, restarts.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(int(run[2]))
+    n = q.shape[0]
+    if run[4] > 0.0:
+        random_configuration(rng, slo, shi, q)
+    O = max(out_seg.shape[0], 1)
+    G = gi.shape[0]
+    R = 1
+    for g in range(G):
+        R += gi[g, 5]
+    m = max(R, n)
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    frames = np.empty((O, 7))
+    J = np.empty((6 * O, n))
+    r = np.empty(max(MAX_LINK_ROWS, n))
+    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
+    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
+    e = np.empty(R)
+    Je = np.empty((R, n))
+    M = np.empty((m, m))
+    b = np.empty(m)
+    dq = np.empty(n)
+    errors = np.empty((G, 2))
+    gt_inner = gt * settings[3]
+    k_damp, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
+
+    qc = q.copy()
+    best = q.copy()
+    best_E = np.inf
+    E_prev = np.inf
+    stalls = 0
+    attempt = 0
+    it = 0
+    restarts = 0
+    success = False
+    while True:
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, e, Je, False)
+        if E < best_E:
+            best_E = E
+            best[:] = qc
+        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+            best[:] = qc
+            success = True
+            break
+        it += 1
+        if it >= max_iterations:
+            break
+        stalls = stalls + 1 if E > stall_ratio * E_prev else 0
+        if stalls >= 2 or attempt >= attempt_max:
+            if now() > deadline:
+                break
+            random_configuration(rng, slo, shi, qc)
+            restarts += 1
+            E_prev = np.inf
+            stalls = 0
+            attempt = 0
+            continue
+        if (it & 31) == 0 and now() > deadline:
+            break
+        E_prev = E
+        if not damped_step(Je, e, rows, n, k_damp * E + 1e-12, M, b, dq):
+            dq[:] = 0.0
+        for i in range(n):
+            x = qc[i] + dq[i]
+            qc[i] = min(max(x, lo[i]), hi[i])
+        attempt += 1
+    q[:] = best
+    stats[0] = it
+    stats[1] = restarts
+    return success

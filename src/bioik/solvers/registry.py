@@ -1,0 +1,82 @@
+"""The solver families by name, each with its parameters and its compiled search."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bioik.goals.problem import Problem
+from bioik.solvers import bio2, kdl, lm
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named solver: default parameters, what it accepts, and its search.
+
+    search(problem, q, deadline, budget, seed, mode, settings, random_start) →
+    (found, iterations, restarts) searches from q (or from a random configuration if
+    random_start), leaving the best configuration in q.
+    """
+
+    name: str
+    defaults: Mapping[str, float]
+    search: Callable[..., tuple[bool, int, int]]
+    accepts_python_goals: bool = False
+    description: str = ""
+
+    def settings(self, params: Mapping[str, Any]) -> np.ndarray:
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
+        values = {**self.defaults, **params}
+        out = np.array([float(values[k]) for k in self.defaults])
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"parameters of solver {self.name!r} must be finite numbers; got {params}")
+        return out
+
+    def check(self, problem: Problem) -> None:
+        if problem.python_goals and not self.accepts_python_goals:
+            names = ", ".join(type(problem.goals[k]).__name__ for k in problem.python_goals)
+            raise ValueError(f"solver {self.name!r} cannot evaluate goals with Python callables ({names}); use solver 'bio2_memetic'")
+
+
+def _compiled(kernel):
+    """Adapter from the Family.search protocol to a packed compiled search kernel."""
+
+    def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
+        stats = np.zeros(2, dtype=np.int64)
+        run = np.array([deadline, budget, seed, mode, 1.0 if random_start else 0.0])
+        found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats)
+        return found, int(stats[0]), int(stats[1])
+
+    return search
+
+
+def _bio2(variant: int):
+    def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
+        stats = np.zeros(2, dtype=np.int64)
+        run = np.array([deadline, budget, seed, mode, 1.0 if random_start else 0.0])
+        found = bio2.bio2_search(problem.ibuf, problem.fbuf, q, np.append(settings, variant), run, stats, bio2.NORMALS)
+        return found, int(stats[0]), int(stats[1])
+
+    return search
+
+
+SOLVERS: dict[str, Family] = {
+    "lm": Family("lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)"),
+    "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
+    "bio2": Family("bio2", bio2.DEFAULTS, _bio2(bio2.NONE), description="BioIK 2 evolution without memetics"),
+    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2(bio2.QUADRATIC), description="BioIK 2, quadratic memetics (faithful)"),
+    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2(bio2.LINEAR), description="BioIK 2, linear memetics"),
+    "bio2_lm": Family("bio2_lm", bio2.DEFAULTS, _bio2(bio2.LM), description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+}
+
+DEFAULT_SOLVER = "lm"
+
+
+def names() -> list[str]:
+    """Names of the available solvers."""
+    return sorted(SOLVERS)

@@ -1,0 +1,145 @@
+"""Position, orientation, pose [R eqs. 3.4–3.6] and joint goals [R eqs. 3.8–3.11]."""
+
+import numpy as np
+import pytest
+from goal_helpers import assert_acceptance, assert_jacobian, cost, goal_residual_of, random_unit, tree
+
+from bioik import (
+    AvoidJointLimitsGoal,
+    CenterJointsGoal,
+    JointVariableGoal,
+    MinimalDisplacementGoal,
+    OrientationGoal,
+    PoseGoal,
+    PositionGoal,
+    Problem,
+)
+from bioik.kinematics.frames import quat_from_matrix, rotation_about
+
+
+def moved(T, dp=(0.0, 0.0, 0.0), angle=0.0, axis=(0.0, 0.0, 1.0)):
+    """T translated by dp and rotated by angle about axis (base frame)."""
+    out = T.copy()
+    out[:3, 3] += dp
+    out[:3, :3] = rotation_about(np.asarray(axis) / np.linalg.norm(axis), angle) @ T[:3, :3]
+    return out
+
+
+def rotation_angle(R):
+    w, *v = quat_from_matrix(R)
+    return 2 * np.arctan2(np.linalg.norm(v), w)
+
+
+def test_zero_where_satisfied(rng):
+    robot = tree()
+    q = robot.random_configuration(rng)
+    T = robot.link_pose(q, "tip_a")
+    flipped = -quat_from_matrix(T[:3, :3])  # the same orientation
+    goals = (PositionGoal("tip_a", T[:3, 3]), OrientationGoal("tip_a", T[:3, :3]), OrientationGoal("tip_a", flipped), PoseGoal("tip_a", T))
+    for goal in goals:
+        assert cost(robot, goal, q) < 1e-28
+        assert cost(robot, goal, robot.random_configuration(rng)) > 1e-6
+
+
+def test_residuals_match_definitions(rng):
+    robot = tree()
+    q = robot.random_configuration(rng)
+    T = robot.link_pose(q, "tip_b")
+    G = moved(T, rng.normal(size=3), 2.5, rng.normal(size=3))
+    qe, qg = quat_from_matrix(T[:3, :3]), quat_from_matrix(G[:3, :3])
+    rot2 = min(np.sum((qg - qe) ** 2), np.sum((qg + qe) ** 2))  # [R eq. 3.5]
+    assert cost(robot, PositionGoal("tip_b", G[:3, 3]), q) == pytest.approx(np.sum((T[:3, 3] - G[:3, 3]) ** 2))
+    assert cost(robot, OrientationGoal("tip_b", G[:3, :3], weight=2.0), q) == pytest.approx(4 * rot2)
+    goal = PoseGoal("tip_b", G, rotation_scale=0.3)
+    assert cost(robot, goal, q) == pytest.approx(np.sum((T[:3, 3] - G[:3, 3]) ** 2) + 0.09 * rot2)  # [R eq. 3.6]
+
+
+def test_jacobians_match_finite_differences(rng):
+    robot = tree()
+    for link in ("tip_a", "tip_b", "slider"):
+        q = robot.random_configuration(rng)
+        G = moved(robot.link_pose(robot.random_configuration(rng), link))
+        for goal in (PositionGoal(link, G[:3, 3]), OrientationGoal(link, G[:3, :3]), PoseGoal(link, G, rotation_scale=0.7)):
+            assert_jacobian(robot, goal, q)
+    q = robot.random_configuration(rng)
+    for goal in (JointVariableGoal("j3", 0.4), CenterJointsGoal(), AvoidJointLimitsGoal(), MinimalDisplacementGoal()):
+        assert_jacobian(robot, goal, q)
+
+
+def test_pose_acceptance_is_position_error_and_angle(rng):
+    robot = tree()
+    q = robot.random_configuration(rng)
+    T = robot.link_pose(q, "tip_a")
+    u = random_unit(rng)
+    cases = [  # (goal pose, met at the default 1e-5 tolerances)
+        (T, True),
+        (moved(T, 5e-6 * u), True),
+        (moved(T, 2e-5 * u), False),
+        (moved(T, angle=5e-6, axis=u), True),
+        (moved(T, angle=2e-5, axis=u), False),
+    ]
+    for G, met in cases:
+        for goal in (PoseGoal("tip_a", G), PositionGoal("tip_a", G[:3, 3]), OrientationGoal("tip_a", G[:3, :3])):
+            ok, errors, _, _ = Problem(robot, [goal]).accept(q)
+            dp = np.linalg.norm(G[:3, 3] - T[:3, 3]) if not isinstance(goal, OrientationGoal) else 0.0
+            angle = rotation_angle(G[:3, :3].T @ T[:3, :3]) if not isinstance(goal, PositionGoal) else 0.0
+            assert errors[0] == pytest.approx([dp, angle], abs=1e-9)
+            assert ok == (dp <= 1e-5 and angle <= 1e-5)
+            if isinstance(goal, PoseGoal):
+                assert ok == met
+    loose = PoseGoal("tip_a", moved(T, 2e-5 * u), position_tolerance=3e-5, rotation_tolerance=1e-5)
+    assert Problem(robot, [loose]).accept(q)[0]
+
+
+def test_joint_goals(rng):
+    robot = tree()
+    q = robot.center()
+    assert cost(robot, CenterJointsGoal(secondary=False), q) == 0.0
+    assert cost(robot, AvoidJointLimitsGoal(secondary=False), q) == 0.0
+    assert cost(robot, JointVariableGoal("slide", q[3]), q) == 0.0
+    q2 = robot.random_configuration(rng)
+    mid = 0.5 * (robot.sample_lower + robot.sample_upper)
+    half = 0.5 * (robot.sample_upper - robot.sample_lower)
+    np.testing.assert_allclose(goal_residual_of(robot, CenterJointsGoal(), q2), q2 - mid)
+    expected = np.maximum(0.0, 2 * np.abs(q2 - mid) - half)  # [R eq. 3.10]
+    np.testing.assert_allclose(goal_residual_of(robot, AvoidJointLimitsGoal(), q2), expected)
+    np.testing.assert_allclose(goal_residual_of(robot, JointVariableGoal("j1", 0.3), q2), [q2[0] - 0.3])
+    w = (1 / robot.velocity) / np.sum(1 / robot.velocity)
+    problem = Problem(robot, [MinimalDisplacementGoal()])
+    problem.update(problem.goals, reference=q)
+    assert problem.cost(q) == (0.0, 0.0)
+    assert problem.cost(q2)[1] == pytest.approx(np.sum((w * (q2 - q)) ** 2))
+
+
+def test_joint_goal_acceptance(rng):
+    robot = tree()
+    q = robot.random_configuration(rng)
+    for value in (q[2], q[2] + 5e-6, q[2] + 2e-5, 0.0):
+        assert_acceptance(robot, JointVariableGoal("j3", value), q)
+    ok, errors, primary, secondary = Problem(robot, [CenterJointsGoal(), AvoidJointLimitsGoal()]).accept(q)
+    assert ok and primary == 0.0 and secondary > 0.0  # secondary goals never block success
+    assert_acceptance(robot, CenterJointsGoal(secondary=False), q)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: PositionGoal("tip_a", (0, np.nan, 0)), "PositionGoal: position contains NaN"),
+        (lambda: PositionGoal("tip_a", (0, 0)), "PositionGoal: position must be 3 numbers"),
+        (lambda: PoseGoal("tip_a", np.full((4, 4), np.nan)), "PoseGoal: pose contains NaN"),
+        (lambda: PoseGoal("tip_a", np.diag([1.0, 2.0, 1.0, 1.0])), "PoseGoal: pose's rotation part is not orthonormal"),
+        (lambda: PoseGoal("tip_a", np.diag([1.0, 1.0, -1.0, 1.0])), "PoseGoal: pose's rotation part is not orthonormal"),
+        (lambda: PoseGoal("tip_a", np.eye(4) + np.eye(4, k=-3)), "PoseGoal: pose's last row"),
+        (lambda: PoseGoal("tip_a", np.eye(3)), "PoseGoal: pose must be a 4×4"),
+        (lambda: PoseGoal("tip_a", np.eye(4), rotation_scale=0.0), "PoseGoal: rotation_scale"),
+        (lambda: PoseGoal("tip_a", np.eye(4), position_tolerance=np.nan), "PoseGoal: position_tolerance"),
+        (lambda: OrientationGoal("tip_a", (1.0, 0.1, 0.0, 0.0)), "OrientationGoal: quaternion must have unit norm"),
+        (lambda: OrientationGoal("tip_a", 2 * np.eye(3)), "OrientationGoal: rotation matrix is not orthonormal"),
+        (lambda: OrientationGoal("tip_a", (1.0, np.nan, 0.0, 0.0)), "OrientationGoal: rotation"),
+        (lambda: JointVariableGoal("j1", np.nan), "JointVariableGoal: value must be finite"),
+        (lambda: CenterJointsGoal(weight=-1.0), "CenterJointsGoal: weight"),
+    ],
+)
+def test_bad_input(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

@@ -1,0 +1,158 @@
+"""The solve() API: input checks, reproducibility, callbacks, limits and honest success."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik.model import UnknownNameError
+
+BUDGET = dict(timeout=3600.0, max_iterations=3000, random_seed=7)
+
+
+@pytest.fixture(scope="module")
+def ur5():
+    return bioik.load_robot("ur5")
+
+
+def target(robot, rng):
+    q = robot.random_configuration(rng)
+    return robot.link_pose(q, robot.tips[0])
+
+
+def pose_error(robot, q, T):
+    A = robot.link_pose(q, robot.tips[0])
+    R = A[:3, :3].T @ T[:3, :3]
+    angle = np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))
+    return np.linalg.norm(A[:3, 3] - T[:3, 3]), angle
+
+
+def test_result_fields(ur5, rng):
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], seed=ur5.center(), solver="lm", **BUDGET)
+    assert res.success and res.solver == "lm"
+    assert res.q.shape == (6,) and res.goal_errors.shape == (1, 2)
+    assert res.goal_errors[0, 0] <= 1e-5 and res.goal_errors[0, 1] <= 1e-5
+    assert res.cost < 1e-9 and res.time > 0 and res.iterations >= 1
+    assert not res.seed_clipped
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(goals=[]), "no goals"),
+        (dict(goals=[bioik.PositionGoal("tool00", [0.3, 0, 0.3])]), "unknown link 'tool00'.*tool0"),
+        (dict(timeout=0.0), "timeout must be"),
+        (dict(timeout=-1.0), "timeout must be"),
+        (dict(solver="lmm"), "unknown solver 'lmm'.*lm"),
+        (dict(damping_typo=1.0, solver="lm"), "unknown parameter.*damping_typo.*lm"),
+        (dict(seed=[0.0, 0.0]), "seed must have 6 values"),
+        (dict(seed=[0, 0, np.nan, 0, 0, 0]), "seed has NaN or inf at elbow_joint"),
+        (dict(max_iterations=0), "max_iterations must be >= 1"),
+        (dict(acceptance="strict"), "acceptance must be one of"),
+    ],
+)
+def test_bad_input_names_the_problem(ur5, kwargs, message):
+    args = dict(goals=[bioik.PositionGoal("tool0", [0.3, 0.1, 0.3])])
+    args.update(kwargs)
+    with pytest.raises((ValueError, UnknownNameError), match=message):
+        bioik.solve(ur5, **args)
+
+
+@pytest.mark.parametrize(
+    "pose, message",
+    [
+        (np.full((4, 4), np.nan), "NaN or inf"),
+        (np.eye(3), r"4×4"),
+        (np.diag([2.0, 1.0, 1.0, 1.0]), "not orthonormal"),
+        (np.diag([-1.0, 1.0, 1.0, 1.0]), "determinant"),
+        (np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1.0]]), "last row"),
+    ],
+)
+def test_bad_poses(pose, message):
+    with pytest.raises(ValueError, match=message):
+        bioik.PoseGoal("tool0", pose)
+
+
+def test_seed_outside_limits_is_clipped_and_reported(ur5, rng):
+    seed = ur5.center()
+    seed[1] = ur5.upper[1] + 1.0
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], seed=seed, solver="lm", **BUDGET)
+    assert res.seed_clipped and res.success
+
+
+@pytest.mark.parametrize("solver", ["lm", "kdl", "bio2_memetic", "bio2_lm"])
+def test_reproducible_with_random_seed_and_budget(ur5, rng, solver):
+    T = target(ur5, rng)
+    runs = [bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], solver=solver, timeout=3600.0, max_iterations=40, random_seed=3) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].q, runs[1].q)
+    assert runs[0].iterations == runs[1].iterations
+
+
+@pytest.mark.parametrize("solver", ["lm", "bio2_memetic"])
+def test_rejecting_callback_keeps_searching(ur5, rng, solver):
+    T = target(ur5, rng)
+    seen = []
+
+    def callback(q):
+        seen.append(q.copy())
+        return len(seen) >= 3  # reject the first two solutions
+
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], solver=solver, callback=callback, **BUDGET)
+    assert res.success and res.callback_calls == 3 and len(seen) == 3
+    np.testing.assert_array_equal(res.q, seen[-1])
+    assert res.restarts >= 2
+
+
+def test_callback_that_always_rejects_fails_honestly(ur5, rng):
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], solver="lm", callback=lambda q: False, timeout=3600.0, max_iterations=300, random_seed=1)
+    assert not res.success and res.callback_calls >= 2
+
+
+@pytest.mark.parametrize("solver", ["lm", "kdl", "bio2", "bio2_memetic", "bio2_memetic_l", "bio2_lm"])
+def test_never_out_of_limits_and_never_a_false_success(solver):
+    """Property test over random problems, checked with exact FK outside the solver."""
+    rng = np.random.default_rng(11)
+    for name in ("ur5", "panda"):
+        robot = bioik.load_robot(name)
+        tip = robot.tips[0]
+        for k in range(6):
+            T = robot.link_pose(robot.random_configuration(rng), tip)
+            if k % 3 == 2:
+                T[:3, 3] *= 3.0  # out of reach
+            res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=robot.random_configuration(rng), solver=solver,
+                              timeout=3600.0, max_iterations=60, random_seed=k)
+            assert robot.within_limits(res.q)
+            dp, angle = pose_error(robot, res.q, T)
+            if res.success:
+                assert dp <= 1e-5 and angle <= 1.0001e-5
+            np.testing.assert_allclose(res.goal_errors[0], [dp, angle], atol=1e-7)
+
+
+def test_unreachable_target_gives_best_effort(ur5):
+    T = np.eye(4)
+    T[:3, 3] = [2.0, 0.0, 0.5]  # UR5 reaches about 0.95 m
+    res = bioik.solve(ur5, [bioik.PositionGoal("tool0", T[:3, 3])], solver="lm", timeout=3600.0, max_iterations=400, random_seed=0)
+    assert not res.success
+    reach = np.linalg.norm(ur5.link_pose(res.q, "tool0")[:3, 3] - [0, 0, 0.089159])
+    assert reach > 0.85  # stretched out towards the target
+    assert res.goal_errors[0, 0] < 1.2
+
+
+def test_solver_object_reuses_its_prepared_problem(ur5, rng):
+    solver = bioik.Solver(ur5, "lm")
+    for _ in range(3):
+        res = solver.solve([bioik.PoseGoal("tool0", target(ur5, rng))], **BUDGET)
+        assert res.success
+    assert len(solver._problems) == 1
+
+
+def test_acceptance_modes(ur5, rng):
+    T = target(ur5, rng)
+    loose = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], solver="lm", acceptance="trac", position_tolerance=1e-3, rotation_tolerance=1e-3, **BUDGET)
+    assert loose.success
+    assert loose.goal_errors[0, 0] <= 1e-3 * np.sqrt(3) + 1e-12
+
+
+def test_solvers_are_listed():
+    names = bioik.solvers.names()
+    for s in ("lm", "kdl", "bio2", "bio2_memetic", "bio2_memetic_l", "bio2_lm"):
+        assert s in names
