@@ -162,6 +162,7 @@ class Solver:
             ok = True
             if callback is None:
                 break
+            q = _wrap_revolute(robot, q, reference)  # the callback sees what is returned
             calls += 1
             if callback(q.copy()):
                 break

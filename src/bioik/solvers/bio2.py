@@ -15,8 +15,11 @@ One *step* of an island, for each of its species:
      primary cost improves [R 3.7.9]: forward-difference gradient (tiny step, random sign)
      on the extrapolated model, L1-normalised, costs sampled at x − δd, x, x + δd, and the
      quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear step f/(df/dx) of
-     [R 3.5.2] (`bio2_memetic_l`), none (`bio2`), or — beyond the seeds — damped
-     Gauss–Newton/LM steps on the exact residual Jacobian (`bio2_lm`, [E 9.1]).
+     [R 3.5.2] (`bio2_memetic_l`), or none (`bio2`).
+`bio2_lm` — beyond the seeds, the combination [E 9.1] leaves as future work — replaces
+step 3 by damped Gauss–Newton/LM steps on the exact residual Jacobians, taken right after
+step 1 (so a query in the basin of a solution ends in the first step, as with `lm`), with
+secondary goals in the primary null space; evolution then explores around the result.
 Then every species but the best is wiped out (all individuals set to one random genome,
 momentum zero) if it did not improve during the step, or with probability 0.1 [R 3.7.5].
 The best solution ever seen is kept separately, so a wipeout never loses it. Islands are
@@ -340,6 +343,38 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
 
 
 @njit(**JIT)
+def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, seg, frames, J,
+               r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, iterations, lam_k, mode, has_secondary):
+    """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E) on the exact residual
+    Jacobians of the primary goals, secondary goals in their null space, from x while the
+    primary cost falls. x ends at the best point, with its exact frames and Jacobians in
+    frames and J. Returns (x passes the acceptance test, primary cost at x)."""
+    n = x.shape[0]
+    xt = x.copy()
+    E = np.inf
+    for it in range(iterations):
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
+        rows, E_new = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, e, Je, False)
+        if goal_errors(gi, gf, gt, frames, J, xt, vdata, r, Jr, scratch, mode, errors):
+            x[:] = xt
+            return True, 2.0 * E_new
+        if not E_new < E:
+            fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)  # back to the best point
+            break
+        E = E_new
+        x[:] = xt
+        lam = lam_k * E + 1e-12
+        if not damped_step(Je, e, rows, n, lam, M, b, dq):
+            break
+        if has_secondary:
+            srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, es, Js, True)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
+        for v in range(n):
+            xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])
+    return False, 2.0 * E
+
+
+@njit(**JIT)
 def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     """BioIK 2 search from q (overwritten with the best configuration); True on success.
 
@@ -425,6 +460,15 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                     best[:] = x0
                     success = True
                     break
+                if variant == LM:  # beyond the seeds: LM on exact FK first, then evolve around it
+                    found, E = lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x0, seg, frames0, J0,
+                                          r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, opt_gens, lam_k, mode,
+                                          has_secondary)
+                    if found:
+                        best[:] = x0
+                        success = True
+                        break
+                    genes[i, s, 0] = x0  # frames0 and J0 hold the exact FK at x0 again
                 for k in range(P):
                     offsets(J0, x0, genes[i, s], k, poff, k)
                     score(gi, gf, gw, frames0, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
@@ -442,32 +486,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                                    J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix,
                                    has_secondary, work, r, Jr, scratch, f2)
                 # 3. memetics on the elite
-                x[:] = genes[i, s, 0]
-                if variant == LM:
-                    E = np.inf
-                    for it in range(opt_gens):
-                        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames0, J0)
-                        rows, E_new = stack_residuals(gi, gf, gw, frames0, J0, x, vdata, r, Jr, scratch, e, Je, False)
-                        if goal_errors(gi, gf, gt, frames0, J0, x, vdata, r, Jr, scratch, mode, errors):
-                            best[:] = x
-                            success = True
-                            break
-                        if not E_new < E:
-                            break
-                        E = E_new
-                        genes[i, s, 0] = x
-                        fit[i, s, 0] = 2.0 * E
-                        lam = lam_k * E + 1e-12
-                        if not damped_step(Je, e, rows, n, lam, M, b, dq):
-                            break
-                        if has_secondary:  # secondary goals act in the primary null space
-                            srows, _ = stack_residuals(gi, gf, gw, frames0, J0, x, vdata, r, Jr, scratch, es, Js, True)
-                            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
-                        for v in range(n):
-                            x[v] = min(max(x[v] + dq[v], lo[v]), hi[v])
-                    if success:
-                        break
-                elif variant != NONE:
+                if variant == QUADRATIC or variant == LINEAR:
+                    x[:] = genes[i, s, 0]
                     fx = line_search(x, fit[i, s, 0], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
                                      variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                     if fx < fit[i, s, 0]:

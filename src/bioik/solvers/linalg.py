@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import SECONDARY, goal_residual
 from bioik.kinematics.frames import JIT
 
@@ -89,14 +90,47 @@ def damped_step(Je, e, rows, n, lam, M, b, dq):
 @njit(**JIT)
 def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, secondary):
     """Weighted residuals w·r and their Jacobians of the primary (secondary=False) or the
-    secondary goals, stacked into e and Je. Returns the number of rows and E = ½‖e‖²."""
+    secondary goals, stacked into e and Je. Returns the number of rows and E = ½‖e‖².
+
+    Position, orientation and pose goals take a direct path (the residual kernels' math,
+    written out: ∂r/∂q is J_v for the position rows and ½(0, J_ω)⊗q_E for the quaternion
+    rows); the others go through `goal_residual`.
+    """
     rows = 0
     n = q.shape[0]
     for g in range(gi.shape[0]):
         if (gi[g, SECONDARY] != 0) != secondary:
             continue
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        kind = gi[g, 0]
         w = gw[g]
+        if kind == POSE or kind == POSITION or kind == ORIENTATION:
+            o = gi[g, 1]
+            base = 6 * o
+            if kind != ORIENTATION:
+                for k in range(3):
+                    e[rows + k] = w * (frames[o, k] - gf[g, k])
+                    for v in range(n):
+                        Je[rows + k, v] = w * J[base + k, v]
+                rows += 3
+            if kind != POSITION:
+                ws = w * (gf[g, 7] if kind == POSE else 1.0)
+                qw, qx, qy, qz = frames[o, 3], frames[o, 4], frames[o, 5], frames[o, 6]
+                gw_, gx, gy, gz = gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6]
+                sg = 1.0 if qw * gw_ + qx * gx + qy * gy + qz * gz >= 0.0 else -1.0
+                e[rows] = ws * (qw - sg * gw_)
+                e[rows + 1] = ws * (qx - sg * gx)
+                e[rows + 2] = ws * (qy - sg * gy)
+                e[rows + 3] = ws * (qz - sg * gz)
+                h = 0.5 * ws
+                for v in range(n):  # ½ (0, ω) ⊗ q for ω = J_ω[:, v]
+                    ax, ay, az = J[base + 3, v], J[base + 4, v], J[base + 5, v]
+                    Je[rows, v] = h * (-ax * qx - ay * qy - az * qz)
+                    Je[rows + 1, v] = h * (ax * qw + ay * qz - az * qy)
+                    Je[rows + 2, v] = h * (ay * qw + az * qx - ax * qz)
+                    Je[rows + 3, v] = h * (az * qw + ax * qy - ay * qx)
+                rows += 4
+            continue
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
         for i in range(d):
             e[rows + i] = w * r[i]
             for v in range(n):

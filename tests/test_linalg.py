@@ -1,0 +1,71 @@
+"""Solver linear algebra against numpy, and the pose fast path against the goal kernels."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik.goals.kernels import goal_residual
+from bioik.goals.layout import unpack
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.linalg import cholesky_solve, damped_step, null_space_step, stack_residuals
+
+
+def test_cholesky_solve_matches_numpy(rng):
+    A = rng.normal(size=(6, 6))
+    M = A @ A.T + 0.1 * np.eye(6)
+    b = rng.normal(size=6)
+    x = b.copy()
+    assert cholesky_solve(M.copy(), x, 6)
+    np.testing.assert_allclose(x, np.linalg.solve(M, b), rtol=1e-10)
+    assert not cholesky_solve(-np.eye(3), np.ones(3), 3)
+
+
+@pytest.mark.parametrize("rows, n", [(7, 6), (6, 30)])  # joint-space and task-space forms
+def test_damped_step_solves_the_regularised_least_squares(rng, rows, n):
+    J = rng.normal(size=(rows, n))
+    e = rng.normal(size=rows)
+    lam = 0.05
+    dq = np.empty(n)
+    m = max(rows, n)
+    assert damped_step(J, e, rows, n, lam, np.empty((m, m)), np.empty(m), dq)
+    expected = -np.linalg.solve(J.T @ J + lam * np.eye(n), J.T @ e)
+    np.testing.assert_allclose(dq, expected, rtol=1e-8, atol=1e-12)
+
+
+def test_null_space_step_leaves_the_primary_task_alone(rng):
+    J = rng.normal(size=(3, 7))
+    Js = np.eye(7)
+    es = rng.normal(size=7)
+    dq = np.zeros(7)
+    null_space_step(J, 3, Js, es, 7, 7, 1e-12, 1e-9, dq)
+    np.testing.assert_allclose(J @ dq, 0, atol=1e-6)  # no primary motion
+    assert np.linalg.norm(es + dq) < np.linalg.norm(es)  # the secondary residual shrinks
+
+
+def test_pose_fast_path_equals_the_goal_kernels(rng):
+    robot = bioik.load_robot("dual_ur5")
+    q = robot.random_configuration(rng)
+    goals = [
+        bioik.PoseGoal("left_tool0", robot.link_pose(robot.random_configuration(rng), "left_tool0"), weight=2.0, rotation_scale=0.7),
+        bioik.PositionGoal("right_tool0", [0.3, -0.4, 1.0], weight=0.5),
+        bioik.OrientationGoal("right_tool0", robot.link_pose(robot.random_configuration(rng), "right_tool0")[:3, :3]),
+        bioik.CenterJointsGoal(secondary=False, weight=0.1),
+    ]
+    p = bioik.goals.Problem(robot, goals)
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+    n = robot.dof
+    frames, J = np.empty((len(p.links), 7)), np.empty((6 * len(p.links), n))
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, np.empty((seg_i.shape[0], 7)), frames, J)
+    R = 7 + 3 + 4 + n
+    e, Je = np.empty(R), np.empty((R, n))
+    r, Jr, scratch = np.empty(max(8, n)), np.empty((max(8, n), n)), np.empty((32, 3))
+    rows, E = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, False)
+    expected_e, expected_J = [], []
+    for g in range(len(goals)):
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        expected_e.append(gw[g] * r[:d].copy())
+        expected_J.append(gw[g] * Jr[:d].copy())
+    assert rows == R
+    np.testing.assert_allclose(e[:rows], np.concatenate(expected_e), atol=1e-14)
+    np.testing.assert_allclose(Je[:rows], np.vstack(expected_J), atol=1e-14)
+    assert E == pytest.approx(0.5 * np.sum(e[:rows] ** 2))
