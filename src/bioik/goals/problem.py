@@ -73,6 +73,9 @@ class Problem:
         self.vdata[:] = joint_data(robot, robot.center())
         self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)
         self.report = np.zeros(3 + 3 * G)
+        #: Per-search arguments and counters handed to the kernels (reused, not reallocated).
+        self.run = np.zeros(5)
+        self.stats = np.zeros(2, dtype=np.int64)
         self.goals: list[Goal] = list(goals)
         self.update(goals)
 
@@ -126,6 +129,8 @@ class Problem:
         G = len(self.goals)
         errors = report[3 : 3 + 2 * G].reshape(G, 2).copy()
         pc, sc = float(report[1]), float(report[2])
+        if not self.python_goals:
+            return bool(ok), errors, pc, sc
         for k, c in zip(self.python_goals, self.python_costs(q)):
             g = self.goals[k]
             errors[k] = (np.sqrt(c), 0.0)

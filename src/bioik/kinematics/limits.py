@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from bioik.kinematics.frames import JIT
@@ -19,3 +20,20 @@ def clip_into(q, lower, upper):
             q[i] = upper[i]
             clipped = True
     return clipped
+
+
+@njit(**JIT)
+def wrap_near(q, reference, lower, upper, multiturn):
+    """Revolute joints with more than a turn of range (multiturn[i] != 0): replace q[i] by
+    the equivalent angle nearest reference[i] that lies within the limits."""
+    two_pi = 2.0 * np.pi
+    for i in range(q.shape[0]):
+        if multiturn[i] == 0:
+            continue
+        w = reference[i] + ((q[i] - reference[i] + np.pi) % two_pi) - np.pi
+        if w < lower[i]:
+            w += two_pi
+        elif w > upper[i]:
+            w -= two_pi
+        if lower[i] <= w <= upper[i]:
+            q[i] = w

@@ -64,10 +64,9 @@ class Robot:
         #: Finite box used for random configurations (the limits where they exist).
         self.sample_lower = np.where(finite, self.lower, -half)
         self.sample_upper = np.where(finite, self.upper, half)
-        multiturn = (self.kinds == 1) & ~(self.upper - self.lower <= 2 * np.pi)
-        #: Mask of revolute variables with more than one turn of range (continuous joints
-        #: included), or None if there are none: their angles are ambiguous modulo 2π.
-        self.multiturn = multiturn if multiturn.any() else None
+        #: 1 for revolute variables with more than one turn of range (continuous joints
+        #: included): their angles are ambiguous modulo 2π.
+        self.multiturn = ((self.kinds == 1) & ~(self.upper - self.lower <= 2 * np.pi)).astype(np.int64)
         self._center = 0.5 * (self.sample_lower + self.sample_upper)
         self.link_names: list[str] = model.link_names
         self.tips: list[str] = list(self.group.tips)

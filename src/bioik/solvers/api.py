@@ -22,7 +22,7 @@ from bioik.goals.base import Goal
 from bioik.goals.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
-from bioik.kinematics.limits import clip_into
+from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).
@@ -133,18 +133,18 @@ class Solver:
             budget = int(max_iterations)
             if budget < 1:
                 raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
-        for name, tol in (("position_tolerance", position_tolerance), ("rotation_tolerance", rotation_tolerance)):
-            if not (tol >= 0 and math.isfinite(tol)):
-                raise ValueError(f"{name} must be finite and >= 0; got {tol!r}")
+        if not (0 <= position_tolerance < math.inf and 0 <= rotation_tolerance < math.inf):
+            raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
+                             f"rotation_tolerance={rotation_tolerance!r}")
         base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
         clipped = False
         random_start = seed is None
         if random_start:
-            q = np.empty(robot.dof)
+            q = np.empty(robot.dof)  # the kernel draws the start
         else:
             q = robot.check(seed, "seed").copy()
             clipped = clip_into(q, robot.lower, robot.upper)
-        reference = robot.center() if random_start else q.copy()
+        reference = robot._center if random_start else q.copy()
         problem.update(goals, reference, position_tolerance, rotation_tolerance)
         deadline = t0 + timeout
         mode = MODES[self.acceptance]
@@ -162,7 +162,7 @@ class Solver:
             ok = True
             if callback is None:
                 break
-            q = _wrap_revolute(robot, q, reference)  # the callback sees what is returned
+            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
             calls += 1
             if callback(q.copy()):
                 break
@@ -171,7 +171,7 @@ class Solver:
             random_start = True
             if time.monotonic() >= deadline or iterations >= budget:
                 break
-        q = _wrap_revolute(robot, q, reference)
+        wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
         accepted, errors, pc, sc = problem.accept(q, self.acceptance)
         return Result(
             q=q,
@@ -187,23 +187,6 @@ class Solver:
             primary_cost=pc,
             secondary_cost=sc,
         )
-
-
-def _wrap_revolute(robot: Robot, q: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Revolute joints whose range exceeds a turn: the equivalent angle nearest the
-    reference (the seed) that lies within the limits, as BioIK does after solving."""
-    mask = robot.multiturn
-    if mask is None:
-        return q
-    q = q.copy()
-    ref = reference[mask]
-    wrapped = ref + (q[mask] - ref + np.pi) % (2 * np.pi) - np.pi
-    lo, hi = robot.lower[mask], robot.upper[mask]
-    wrapped = np.where(wrapped < lo, wrapped + 2 * np.pi, wrapped)
-    wrapped = np.where(wrapped > hi, wrapped - 2 * np.pi, wrapped)
-    ok = (wrapped >= lo) & (wrapped <= hi)
-    q[mask] = np.where(ok, wrapped, q[mask])
-    return q
 
 
 _solvers: OrderedDict[tuple, Solver] = OrderedDict()

@@ -26,13 +26,15 @@ class Family:
     search: Callable[..., tuple[bool, int, int]]
     accepts_python_goals: bool = False
     description: str = ""
+    #: Values appended to the settings that are not user parameters (e.g. a variant code).
+    fixed: tuple[float, ...] = ()
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
             raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
         values = {**self.defaults, **params}
-        out = np.array([float(values[k]) for k in self.defaults])
+        out = np.array([float(values[k]) for k in self.defaults] + list(self.fixed))
         if not np.all(np.isfinite(out)):
             raise ValueError(f"parameters of solver {self.name!r} must be finite numbers; got {params}")
         return out
@@ -47,31 +49,28 @@ def _compiled(kernel):
     """Adapter from the Family.search protocol to a packed compiled search kernel."""
 
     def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
-        stats = np.zeros(2, dtype=np.int64)
-        run = np.array([deadline, budget, seed, mode, 1.0 if random_start else 0.0])
+        run, stats = problem.run, problem.stats
+        run[0], run[1], run[2], run[3], run[4] = deadline, budget, seed, mode, random_start
         found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats)
         return found, int(stats[0]), int(stats[1])
 
     return search
 
 
-def _bio2(variant: int):
-    def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
-        stats = np.zeros(2, dtype=np.int64)
-        run = np.array([deadline, budget, seed, mode, 1.0 if random_start else 0.0])
-        found = bio2.bio2_search(problem.ibuf, problem.fbuf, q, np.append(settings, variant), run, stats, bio2.NORMALS)
-        return found, int(stats[0]), int(stats[1])
-
-    return search
+def _bio2(problem, q, deadline, budget, seed, mode, settings, random_start=False):
+    run, stats = problem.run, problem.stats
+    run[0], run[1], run[2], run[3], run[4] = deadline, budget, seed, mode, random_start
+    found = bio2.bio2_search(problem.ibuf, problem.fbuf, q, settings, run, stats, bio2.NORMALS)
+    return found, int(stats[0]), int(stats[1])
 
 
 SOLVERS: dict[str, Family] = {
     "lm": Family("lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)"),
     "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
-    "bio2": Family("bio2", bio2.DEFAULTS, _bio2(bio2.NONE), description="BioIK 2 evolution without memetics"),
-    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2(bio2.QUADRATIC), description="BioIK 2, quadratic memetics (faithful)"),
-    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2(bio2.LINEAR), description="BioIK 2, linear memetics"),
-    "bio2_lm": Family("bio2_lm", bio2.DEFAULTS, _bio2(bio2.LM), description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+    "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), description="BioIK 2 evolution without memetics"),
+    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), description="BioIK 2, quadratic memetics (faithful)"),
+    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), description="BioIK 2, linear memetics"),
+    "bio2_lm": Family("bio2_lm", bio2.DEFAULTS, _bio2, fixed=(bio2.LM,), description="BioIK 2 evolution with LM memetics on exact Jacobians"),
 }
 
 DEFAULT_SOLVER = "lm"
