@@ -156,3 +156,23 @@ def test_solvers_are_listed():
     names = bioik.solvers.names()
     for s in ("lm", "kdl", "bio2", "bio2_memetic", "bio2_memetic_l", "bio2_lm"):
         assert s in names
+
+
+def test_python_goals_are_solved_on_the_python_path(ur5, rng):
+    T = target(ur5, rng)
+    goal = bioik.LinkFunctionGoal("tool0", lambda M: float(np.sum((M[:3, 3] - T[:3, 3]) ** 2)))
+    res = bioik.solve(ur5, [goal, bioik.OrientationGoal("tool0", T[:3, :3])], solver="bio2_lm", timeout=3600.0, max_iterations=2000, random_seed=0)
+    assert res.success
+    A = ur5.link_pose(res.q, "tool0")
+    assert np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5
+
+
+def test_joint_function_goal_couples_joints(ur5):
+    follow = bioik.JointFunctionGoal(lambda q: np.array([q[0], q[0], *q[2:]]))  # joint 1 mirrors joint 0
+    res = bioik.solve(ur5, [bioik.PositionGoal("tool0", [0.3, 0.2, 0.4]), follow], solver="lm", timeout=3600.0, max_iterations=2000, random_seed=0)
+    assert res.success and abs(res.q[0] - res.q[1]) <= 1e-5
+
+
+def test_kdl_refuses_goals_it_cannot_handle(ur5):
+    with pytest.raises(ValueError, match="kdl.*only position, orientation and pose goals.*LookAtGoal"):
+        bioik.solve(ur5, [bioik.LookAtGoal("tool0", [1.0, 0.0, 0.0])], solver="kdl")

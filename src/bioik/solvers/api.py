@@ -103,7 +103,7 @@ class Solver:
             self.family.check(p)
             # one tiny search now loads (or on first use compiles) the kernels, so that
             # the first solve's timeout is spent searching
-            self.family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+            self.family.search_for(p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
             p.accept(self.robot.center(), self.acceptance)
             clip_into(self.robot.center(), self.robot.lower, self.robot.upper)
             self._problems[key] = p
@@ -151,9 +151,10 @@ class Solver:
         calls = restarts = iterations = 0
         ok = False
         call = 0
+        search = self.family.search_for(problem)
         while True:
             seed_k = (base + 7919 * call) % 2**31
-            found, its, rs = self.family.search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
+            found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
             call += 1
             iterations += its
             restarts += rs

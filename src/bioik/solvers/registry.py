@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 
 from bioik.goals.problem import Problem
+from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.solvers import bio2, kdl, lm
+from bioik.solvers.python_goals import python_goal_search
 
 
 @dataclass(frozen=True)
@@ -24,8 +26,9 @@ class Family:
     name: str
     defaults: Mapping[str, float]
     search: Callable[..., tuple[bool, int, int]]
-    accepts_python_goals: bool = False
     description: str = ""
+    #: Goal kinds the search understands (None: all compiled kinds).
+    kinds: frozenset[int] | None = None
     #: Values appended to the settings that are not user parameters (e.g. a variant code).
     fixed: tuple[float, ...] = ()
 
@@ -40,9 +43,16 @@ class Family:
         return out
 
     def check(self, problem: Problem) -> None:
-        if problem.python_goals and not self.accepts_python_goals:
-            names = ", ".join(type(problem.goals[k]).__name__ for k in problem.python_goals)
-            raise ValueError(f"solver {self.name!r} cannot evaluate goals with Python callables ({names}); use solver 'bio2_memetic'")
+        """Refuse goal types this solver cannot handle (a clear error, not a silent failure)."""
+        if self.kinds is None:
+            return
+        bad = sorted({type(g).__name__ for g in problem.goals if g.kind not in self.kinds and g.kind != PYTHON})
+        if bad:
+            raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals; got {', '.join(bad)}")
+
+    def search_for(self, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
+        """The search to run: the compiled one, or the Python path if goals call Python."""
+        return python_goal_search if problem.python_goals else self.search
 
 
 def _compiled(kernel):
@@ -66,7 +76,7 @@ def _bio2(problem, q, deadline, budget, seed, mode, settings, random_start=False
 
 SOLVERS: dict[str, Family] = {
     "lm": Family("lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)"),
-    "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
+    "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), kinds=frozenset({POSE, POSITION, ORIENTATION}), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
     "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), description="BioIK 2 evolution without memetics"),
     "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), description="BioIK 2, quadratic memetics (faithful)"),
     "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), description="BioIK 2, linear memetics"),
