@@ -104,3 +104,8 @@ def test_balance_goal_moves_the_centre_of_mass():
     coms = np.array([poses[k, :3, :3] @ l.com + poses[k, :3, 3] for k, l in enumerate(robot.model.links)])
     com = (masses[:, None] * coms).sum(0) / masses.sum()
     np.testing.assert_allclose(com[:2], [0.2, 0.0], atol=1e-4)
+
+
+def test_lm_keeps_the_slow_joint_still_with_minimal_displacement():
+    for k in range(3):
+        assert lift_moves("lm", [bioik.MinimalDisplacementGoal()], k) < 1e-4

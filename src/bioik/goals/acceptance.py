@@ -86,6 +86,23 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
 
 
 @njit(**JIT)
+def acceptable_cost(gi, gf, gw, gt):
+    """An upper bound of E = ½Σ w²‖r‖² over the primary goals at any configuration that
+    passes the acceptance test in any mode: above it the (costlier) test can be skipped.
+    Per goal w²·3·t²·(1 + s²) with t the larger tolerance and s the rotation scale: the
+    position rows contribute ≤ 3t² (TRAC-IK's per-component test), the quaternion rows
+    ≤ (s·t/2)²·3."""
+    E = 0.0
+    for g in range(gi.shape[0]):
+        if gi[g, SECONDARY]:
+            continue
+        t = max(gt[g, 0], gt[g, 1])
+        s = gf[g, 7] if gi[g, KIND] == POSE else 1.0
+        E += gw[g] * gw[g] * 3.0 * t * t * (1.0 + s * s)
+    return E
+
+
+@njit(**JIT)
 def evaluate(ibuf, fbuf, q, mode, report):
     """Exact FK at q, then acceptance, per-goal errors and costs, in one call.
 

@@ -3,7 +3,8 @@
 Each iteration: exact FK and Jacobians, stacked weighted residuals e of the primary goals,
 E = ½‖e‖², a damped step dq = −(JᵀJ + λI)⁻¹Jᵀe with λ = k·E (large errors: short,
 gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), every step
-accepted, then clamped to the joint limits. An attempt restarts from a uniform random
+accepted, then clamped to the joint limits; secondary goals add their best step within
+the null space of the primary goals (task priority), so they steer without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
 `attempt_iterations` steps. The search ends at the first configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
@@ -15,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
+from bioik.goals.acceptance import acceptable_cost, goal_errors
 from bioik.goals.kernels import MAX_LINK_ROWS
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
-from bioik.solvers.linalg import damped_step, stack_residuals
+from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
 from bioik.solvers.rng import random_configuration
 
 #: Tunable parameters and their defaults.
@@ -58,12 +59,19 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     scratch = np.empty((4 * MAX_LINK_ROWS, 3))
     e = np.empty(R)
     Je = np.empty((R, n))
+    has_secondary = False
+    for g in range(G):
+        if gi[g, 3]:
+            has_secondary = True
+    es = np.empty(R if has_secondary else 1)
+    Js = np.empty((R if has_secondary else 1, n))
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
     errors = np.empty((G, 2))
     gt_inner = gt * settings[3]
     k_damp, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
+    E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
     qc = q.copy()
     best = q.copy()
@@ -80,7 +88,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
         if E < best_E:
             best_E = E
             best[:] = qc
-        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
             best[:] = qc
             success = True
             break
@@ -100,8 +108,12 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
         if (it & 31) == 0 and now() > deadline:
             break
         E_prev = E
-        if not damped_step(Je, e, rows, n, k_damp * E + 1e-12, M, b, dq):
+        lam = k_damp * E + 1e-12
+        if not damped_step(Je, e, rows, n, lam, M, b, dq):
             dq[:] = 0.0
+        if has_secondary:  # secondary goals act in the null space of the primary ones
+            srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, es, Js, True)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
         for i in range(n):
             x = qc[i] + dq[i]
             qc[i] = min(max(x, lo[i]), hi[i])
