@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bioik.kinematics.extrapolate import extrapolate_frames
-from bioik.kinematics.fk import fk_batch, fk_frames, fk_link
+from bioik.kinematics.fk import fk_batch, fk_link
 from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
 from bioik.model.group import Group, GroupSpec, resolve_group

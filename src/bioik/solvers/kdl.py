@@ -15,12 +15,13 @@ from numba import njit
 
 from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION
-from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY
+from bioik.goals.kernels import SECONDARY
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.rng import random_configuration
+from bioik.solvers.workspace import kinematic_buffers, search_start
 
 DEFAULTS = {"attempt_iterations": 100, "min_step": 1e-3, "tolerance_scale": 0.5}
 
@@ -67,23 +68,13 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[0], run[1], int(run[3])
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(int(run[2]))
     n = q.shape[0]
-    if run[4] > 0.0:
-        random_configuration(rng, slo, shi, q)
-    O = max(out_seg.shape[0], 1)
+    rng = search_start(run, slo, shi, q)
+    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
     G = gi.shape[0]
     R = 6 * G
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    frames = np.empty((O, 7))
-    J = np.empty((6 * O, n))
-    r = np.empty(max(MAX_LINK_ROWS, n))
-    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
-    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
     e = np.empty(R)
     Je = np.empty((R, n))
-    errors = np.empty((G, 2))
     gt_inner = gt * settings[2]
     attempt_max, min_step = int(settings[0]), settings[1]
 

@@ -17,13 +17,13 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import acceptable_cost, goal_errors
-from bioik.goals.kernels import MAX_LINK_ROWS
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
 from bioik.solvers.rng import random_configuration
+from bioik.solvers.workspace import kinematic_buffers, search_start
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
@@ -40,23 +40,14 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[0], run[1], int(run[3])
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(int(run[2]))
     n = q.shape[0]
-    if run[4] > 0.0:
-        random_configuration(rng, slo, shi, q)
-    O = max(out_seg.shape[0], 1)
+    rng = search_start(run, slo, shi, q)
+    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
     G = gi.shape[0]
     R = 1
     for g in range(G):
         R += gi[g, 5]
     m = max(R, n)
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    frames = np.empty((O, 7))
-    J = np.empty((6 * O, n))
-    r = np.empty(max(MAX_LINK_ROWS, n))
-    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
-    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
     e = np.empty(R)
     Je = np.empty((R, n))
     has_secondary = False
@@ -68,7 +59,6 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
-    errors = np.empty((G, 2))
     gt_inner = gt * settings[3]
     k_damp, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
