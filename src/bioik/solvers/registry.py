@@ -55,23 +55,20 @@ class Family:
         return python_goal_search if problem.python_goals else self.search
 
 
-def _compiled(kernel):
-    """Adapter from the Family.search protocol to a packed compiled search kernel."""
+def _compiled(kernel, *extra):
+    """Adapter from the Family.search protocol to a packed compiled search kernel
+    kernel(ibuf, fbuf, q, settings, run, stats, *extra)."""
 
     def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
         run, stats = problem.run, problem.stats
         run[0], run[1], run[2], run[3], run[4] = deadline, budget, seed, mode, random_start
-        found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats)
+        found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats, *extra)
         return found, int(stats[0]), int(stats[1])
 
     return search
 
 
-def _bio2(problem, q, deadline, budget, seed, mode, settings, random_start=False):
-    run, stats = problem.run, problem.stats
-    run[0], run[1], run[2], run[3], run[4] = deadline, budget, seed, mode, random_start
-    found = bio2.bio2_search(problem.ibuf, problem.fbuf, q, settings, run, stats, bio2.NORMALS)
-    return found, int(stats[0]), int(stats[1])
+_bio2 = _compiled(bio2.bio2_search, bio2.NORMALS)
 
 
 SOLVERS: dict[str, Family] = {
