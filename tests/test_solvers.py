@@ -109,3 +109,24 @@ def test_balance_goal_moves_the_centre_of_mass():
 def test_lm_keeps_the_slow_joint_still_with_minimal_displacement():
     for k in range(3):
         assert lift_moves("lm", [bioik.MinimalDisplacementGoal()], k) < 1e-4
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(threads=2),
+        dict(population_size=4, child_count=8, species_count=3, elite_count=2),
+        dict(memetic_evolution_gens=4, memetic_opt_gens=2, wipeout_probability=0.0),
+    ],
+)
+def test_bio2_parameters_of_table_7_1_are_configurable(params):
+    robot = bioik.load_robot("ur5")
+    (T, seed), = fk_targets(robot, 1, 9)
+    res = bioik.solve(robot, [bioik.PoseGoal("tool0", T)], seed=seed, solver="bio2_memetic", timeout=3600.0,
+                      max_iterations=400, random_seed=2, **params)
+    assert res.success
+
+
+def test_bio2_rejects_unknown_parameters():
+    with pytest.raises(ValueError, match="unknown parameter.*islands.*bio2_memetic"):
+        bioik.solve(bioik.load_robot("ur5"), [bioik.PositionGoal("tool0", [0.3, 0.1, 0.3])], solver="bio2_memetic", islands=4)

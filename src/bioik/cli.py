@@ -1,4 +1,4 @@
-"""The `bioik` command line: inspect robots and run forward kinematics."""
+"""The `bioik` command line: inspect robots, run forward and inverse kinematics, benchmark solvers."""
 
 from __future__ import annotations
 
@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--timeout", type=float, default=0.005, help="seconds (default 0.005)")
     sv.add_argument("--seed-config", type=float, nargs="+", help="start configuration (default: random)")
     sv.add_argument("--random-seed", type=int, help="RNG seed for a reproducible run")
+    from bioik.bench.cli import add_parser as add_bench_parser
+
+    add_bench_parser(sub)
     return p
 
 
@@ -99,11 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (errors print one line, status 2)."""
     args = build_parser().parse_args(argv)
     try:
-        args.func(args)
+        status = args.func(args)
     except (ValueError, KeyError, OSError) as e:
         print(f"bioik {args.command}: error: {e}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0
 
 
 if __name__ == "__main__":

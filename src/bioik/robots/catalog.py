@@ -1,7 +1,13 @@
 """The bundled robots: URDF file, named joint groups (like SRDF groups) and default group.
 
+``ROBOTS[name]`` is ``{"urdf": file in robots/urdf/, "description": one line,
+"groups": {group name: group}, "default_group": group name}``.
 A group is {"chains": [[base, tip], ...]} (the joints between each base and tip; the tips
-are the chain ends) and/or {"joints": [...], "tips": [...]}. Plain data: no imports.
+are the chain ends) and/or {"joints": [...], "tips": [...]}. Joints outside the active
+group stay fixed (e.g. the Panda fingers in "panda_arm"); mimic joints (Panda finger 2,
+the hand's distal finger joints) follow their leader joint. In dual_ur5 the torso yaw joint
+`torso_joint` belongs only to "torso_both_arms" (chains from `world`); the default
+"both_arms" keeps the torso fixed. Plain data: no imports.
 """
 
 ROBOTS: dict[str, dict] = {

@@ -46,12 +46,14 @@ from bioik.solvers.rng import randint, random_configuration, uniform
 #: Memetic variants.
 NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
 
-#: Parameters [E Table 7.1] (threads → islands), plus the memetic details.
+#: Parameters [E Table 7.1], plus the memetic details. `threads` is the number of islands;
+#: they are stepped in turn in one thread (this machine has about one core of throughput,
+#: so 1 is the fastest setting here; BioIK 2's default was 4 threads).
 DEFAULTS = {
     "population_size": 2,
     "child_count": 16,
     "elite_count": 1,
-    "islands": 1,
+    "threads": 1,
     "species_count": 2,
     "memetic_evolution_gens": 8,
     "memetic_opt_gens": 8,
@@ -385,6 +387,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_steps, mode = run[0], run[1], int(run[3])
     P, C = int(settings[0]), int(settings[1])
+    elites = min(max(int(settings[2]), 0), P)
     I, S = int(settings[3]), int(settings[4])
     evo_gens, opt_gens = int(settings[5]), int(settings[6])
     p_wipe, mom_mix, h, lam_k = settings[7], settings[8], settings[9], settings[10]
@@ -485,14 +488,15 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                     evolve_general(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0,
                                    J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix,
                                    has_secondary, work, r, Jr, scratch, f2)
-                # 3. memetics on the elite
+                # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
-                    x[:] = genes[i, s, 0]
-                    fx = line_search(x, fit[i, s, 0], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
-                                     variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
-                    if fx < fit[i, s, 0]:
-                        genes[i, s, 0] = x
-                        fit[i, s, 0] = fx
+                    for k in range(elites):
+                        x[:] = genes[i, s, k]
+                        fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
+                                         variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
+                        if fx < fit[i, s, k]:
+                            genes[i, s, k] = x
+                            fit[i, s, k] = fx
             if success:
                 break
             # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]

@@ -1,0 +1,10 @@
+"""The benchmark (SPEC §2.6, §3): reproducible targets, SQLite results, runner, report, plots.
+
+Modules: `targets` (target generation), `store` (the results database), `runner` (timed,
+self-checked solves), `report` (markdown tables), `plot` (cumulative solve-rate plots).
+"""
+
+from bioik.bench.store import BenchError, ResultStore
+from bioik.bench.targets import TESTS, Targets, generate
+
+__all__ = ["TESTS", "BenchError", "ResultStore", "Targets", "generate"]

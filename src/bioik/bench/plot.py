@@ -1,0 +1,59 @@
+"""Cumulative solve-rate plots [E Fig. 6.1]: % of targets solved within a time (log-x) and
+within a number of iterations (`Result.iterations`, see `report`), one curve per solver,
+one figure per (robot, test, timeout, targets, seed), written as PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from bioik.bench.report import experiment_label
+from bioik.bench.store import ResultStore
+
+
+def _cumulative(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Step-curve points: after the k-th smallest value, k/n·100 % are solved."""
+    xs = np.sort(values)
+    return xs, 100.0 * np.arange(1, len(xs) + 1) / n
+
+
+def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
+    """Write the plots of every experiment group in `store` to `out_dir`; returns the files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    groups: dict[tuple[str, str, float, int, int], list] = {}
+    for exp in store.experiments():
+        groups.setdefault((exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed), []).append(exp)
+    written = []
+    for (robot, test, timeout, n, seed), exps in groups.items():
+        fig, (ax_t, ax_i) = plt.subplots(1, 2, figsize=(11, 4.2))
+        for exp in exps:
+            rows = [r for r in store.results(exp.id) if r.solved]
+            xs, ys = _cumulative(np.array([r.time_s * 1e3 for r in rows]), n)
+            ax_t.step(xs, ys, where="post", label=experiment_label(exp))
+            xs, ys = _cumulative(np.array([max(r.iterations, 1) for r in rows], dtype=float), n)
+            ax_i.step(xs, ys, where="post", label=experiment_label(exp))
+        for ax, xlabel in ((ax_t, "time (ms)"), (ax_i, "iterations")):
+            ax.set_xscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("solved (%)")
+            ax.set_ylim(0, 100)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(loc="upper left", fontsize="small")
+        fig.suptitle(f"{robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed}")
+        fig.tight_layout()
+        stem = f"{robot}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}"
+        for ext in ("png", "svg"):
+            path = out / f"{stem}.{ext}"
+            fig.savefig(path, dpi=120)
+            written.append(path)
+        plt.close(fig)
+    return written

@@ -1,0 +1,90 @@
+"""Per-experiment tables [E Table 6.1]: solve rate within 5/10/100/1000 ms and within
+1/2/3/5/10/100 iterations, mean and median time, as markdown.
+
+"Iterations" here are the solver's iterations (`Result.iterations`): the runner passes no
+solution callback, so callback calls are 0 (they are stored too). Rates are over all
+n_targets of the experiment (a target not yet run counts as unsolved); the time columns
+are over the targets run, solved or not (a failure's time is the time it took to give up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bioik.bench.store import Experiment, ResultStore
+
+TIME_THRESHOLDS_MS = (5, 10, 100, 1000)
+ITERATION_THRESHOLDS = (1, 2, 3, 5, 10, 100)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The numbers of one experiment's row in the report (rates in %, times in ms)."""
+
+    experiment: Experiment
+    n_run: int
+    success: float
+    within_ms: dict[int, float]
+    within_iterations: dict[int, float]
+    mean_ms: float
+    median_ms: float
+    mean_position_error: float
+
+
+def time_thresholds(timeout: float) -> tuple[int, ...]:
+    """The time thresholds (ms) reported for a run with this timeout (those ≤ the timeout)."""
+    return tuple(t for t in TIME_THRESHOLDS_MS if t <= timeout * 1e3 * (1 + 1e-9))
+
+
+def summarize(store: ResultStore, exp: Experiment) -> Summary:
+    """The report numbers of `exp`, computed from its stored rows."""
+    rows = store.results(exp.id)
+    solved = np.array([r.solved for r in rows], dtype=bool)
+    ms = np.array([r.time_s * 1e3 for r in rows])
+    iters = np.array([r.iterations for r in rows])
+    n = exp.n_targets
+
+    def rate(mask: np.ndarray) -> float:
+        return 100.0 * float(np.count_nonzero(mask)) / n
+
+    nan = float("nan")
+    return Summary(
+        exp,
+        len(rows),
+        rate(solved),
+        {t: rate(solved & (ms <= t)) for t in time_thresholds(exp.timeout)},
+        {k: rate(solved & (iters <= k)) for k in ITERATION_THRESHOLDS},
+        float(ms.mean()) if rows else nan,
+        float(np.median(ms)) if rows else nan,
+        float(np.mean([r.position_error for r in rows])) if rows else nan,
+    )
+
+
+def experiment_label(exp: Experiment) -> str:
+    """The solver name, with its parameters if any (legend and table label)."""
+    params = ", ".join(f"{k}={v}" for k, v in sorted(exp.params.items()))
+    return f"{exp.solver} ({params})" if params else exp.solver
+
+
+def markdown(store: ResultStore) -> str:
+    """Markdown tables for every experiment in `store`, one table per (robot, test, timeout)."""
+    groups: dict[tuple[str, str, float, int, int], list[Summary]] = {}
+    for exp in store.experiments():
+        groups.setdefault((exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed), []).append(summarize(store, exp))
+    out = []
+    for (robot, test, timeout, n, seed), sums in groups.items():
+        ts = time_thresholds(timeout)
+        head = (["solver", "run", "success %"] + [f"≤ {t} ms %" for t in ts] + [f"≤ {k} it %" for k in ITERATION_THRESHOLDS]
+                + ["mean ms", "median ms", "mean pos err m"])
+        out.append(f"### {robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed}\n")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for s in sums:
+            cells = ([experiment_label(s.experiment), f"{s.n_run}/{n}", f"{s.success:.1f}"] + [f"{s.within_ms[t]:.1f}" for t in ts]
+                     + [f"{s.within_iterations[k]:.1f}" for k in ITERATION_THRESHOLDS]
+                     + [f"{s.mean_ms:.3f}", f"{s.median_ms:.3f}", f"{s.mean_position_error:.3g}"])
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)

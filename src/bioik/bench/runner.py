@@ -1,0 +1,131 @@
+"""Run an experiment: warm up, then time one plain `bioik.solve` call per target and check it.
+
+The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m, rotation
+angle ≤ 1e-5 rad, SPEC §3), never taken from `Result.success`. Each target's row is
+committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
+the same experiment solves only the missing targets.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import bioik
+from bioik.bench.store import ResultRow, ResultStore
+from bioik.bench.targets import Targets, generate, pose_errors
+from bioik.kinematics.robot import Robot
+
+POSITION_TOLERANCE = 1e-5
+ROTATION_TOLERANCE = 1e-5
+WARMUP_SOLVES = 5
+PROGRESS_INTERVAL_S = 1.0
+
+SolveFn = Callable[..., Any]
+
+
+@dataclass
+class RunSummary:
+    """What one `run_experiment` call did: the experiment id, targets solved now, interrupted?"""
+
+    experiment: int
+    n_targets: int
+    ran: int = 0
+    solved: int = 0
+    skipped: int = 0
+    interrupted: bool = False
+
+
+def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], solve: SolveFn = bioik.solve) -> None:
+    """Compile and cache the solver before timing; raises on an unknown solver or parameter."""
+    tip = robot.tips[0]
+    rng = np.random.default_rng(12345)
+    for q in robot.random_configuration(rng, WARMUP_SOLVES).reshape(WARMUP_SOLVES, robot.dof):
+        solve(robot, [bioik.PoseGoal(tip, robot.link_pose(q, tip))], seed=q, timeout=timeout, solver=solver, **params)
+
+
+def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[bool, float, float]:
+    """(accepted?, position error, rotation error) of `q` for pose `T`: the benchmark's own test."""
+    dp, angle = pose_errors(robot, tip, T, q)
+    ok = bool(robot.within_limits(q)) and dp <= POSITION_TOLERANCE and angle <= ROTATION_TOLERANCE
+    return ok, dp, angle
+
+
+class _Progress:
+    """A one-line progress report on stderr, at most once per PROGRESS_INTERVAL_S (long runs only)."""
+
+    def __init__(self, label: str, total: int):
+        self.label, self.total = label, total
+        self.last = time.monotonic()
+        self.shown = False
+
+        self.done = self.solved = 0
+
+    def update(self, done: int, solved: int) -> None:
+        self.done, self.solved = done, solved
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_INTERVAL_S:
+            self.last, self.shown = now, True
+            self._print()
+
+    def _print(self) -> None:
+        print(f"\r{self.label}: {self.done}/{self.total} targets, {self.solved} solved", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """End the line (with the final count) if anything was shown."""
+        if self.shown:
+            self._print()
+            print(file=sys.stderr, flush=True)
+
+
+def run_experiment(
+    store: ResultStore,
+    robot: Robot,
+    robot_name: str,
+    test: str,
+    solver: str,
+    n_targets: int,
+    timeout: float,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    solve: SolveFn = bioik.solve,
+    targets: Targets | None = None,
+) -> RunSummary:
+    """Solve the targets of (robot_name, test, n_targets, seed) missing from the store with `solver`.
+
+    `solve` is the function timed (default `bioik.solve`); `targets` may be passed when already
+    generated. KeyboardInterrupt stops the run after the last whole row (summary.interrupted).
+    """
+    params = dict(params or {})
+    targets = generate(robot, test, n_targets, seed) if targets is None else targets
+    warm_up(robot, solver, timeout, params, solve)
+    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed)
+    targets = store.targets(eid)
+    done = store.done(eid)
+    summary = RunSummary(eid, len(targets), skipped=len(done))
+    progress = _Progress(f"{robot_name}/{test}/{solver}", len(targets))
+    tip = targets.tip
+    try:
+        for i in range(len(targets)):
+            if i in done:
+                continue
+            T = targets.poses[i]
+            t0 = time.perf_counter()
+            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=targets.seeds[i], timeout=timeout, solver=solver, **params)
+            elapsed = time.perf_counter() - t0
+            ok, dp, angle = check(robot, tip, T, res.q)
+            store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),
+                                            dp, angle, [float(x) for x in res.q]))
+            summary.ran += 1
+            summary.solved += ok
+            progress.update(summary.skipped + summary.ran, summary.solved)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        progress.close()
+    return summary

@@ -1,0 +1,232 @@
+"""The results database (SQLite, [E 5.2]): experiments, their targets and per-target results.
+
+An experiment is identified by (robot, test, solver, params, timeout, n_targets, seed);
+re-opening the same experiment reuses its row, so an interrupted run resumes. Each
+result row is committed in its own transaction: a run stopped at any point leaves only
+whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bioik.bench.targets import Targets
+
+FORMAT = "bioik-bench"
+VERSION = 1
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE experiments (
+    id INTEGER PRIMARY KEY,
+    robot TEXT NOT NULL, test TEXT NOT NULL, solver TEXT NOT NULL, params TEXT NOT NULL,
+    timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
+    created TEXT NOT NULL, environment TEXT NOT NULL,
+    UNIQUE (robot, test, solver, params, timeout, n_targets, seed)
+);
+CREATE TABLE targets (
+    experiment INTEGER NOT NULL REFERENCES experiments(id), target_index INTEGER NOT NULL,
+    tip TEXT NOT NULL, pose TEXT NOT NULL, seed_state TEXT NOT NULL, witness TEXT,
+    PRIMARY KEY (experiment, target_index)
+);
+CREATE TABLE results (
+    experiment INTEGER NOT NULL REFERENCES experiments(id), target_index INTEGER NOT NULL,
+    solved INTEGER NOT NULL, time_s REAL NOT NULL, callback_calls INTEGER NOT NULL,
+    iterations INTEGER NOT NULL, restarts INTEGER NOT NULL,
+    position_error REAL NOT NULL, rotation_error REAL NOT NULL, solution TEXT NOT NULL,
+    PRIMARY KEY (experiment, target_index)
+);
+"""
+
+
+class BenchError(ValueError):
+    """A benchmark input that cannot be used: a DB that is not a results DB, an unwritable path."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiments row; params and environment decoded from JSON."""
+
+    id: int
+    robot: str
+    test: str
+    solver: str
+    params: dict[str, Any]
+    timeout: float
+    n_targets: int
+    seed: int
+    created: str
+    environment: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One target's outcome, as checked by the benchmark (not as reported by the solver)."""
+
+    target_index: int
+    solved: bool
+    time_s: float
+    callback_calls: int
+    iterations: int
+    restarts: int
+    position_error: float
+    rotation_error: float
+    solution: list[float]
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
+def environment() -> dict[str, Any]:
+    """Versions, CPU model and git commit (None outside a checkout) of this run."""
+    import numba
+
+    return {
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "git_commit": _git_commit(),
+    }
+
+
+class ResultStore:
+    """A bioik results DB. `create=True` makes a new file if `path` does not exist; an existing
+    file must be a bioik results DB (else BenchError, and the file is left untouched)."""
+
+    def __init__(self, path: str | os.PathLike, create: bool = False):
+        self.path = Path(path)
+        exists = self.path.exists()
+        if not exists and not create:
+            raise BenchError(f"{self.path}: no such results DB")
+        if exists and self.path.is_dir():
+            raise BenchError(f"{self.path}: is a directory, not a results DB")
+        if exists and create and not os.access(self.path, os.W_OK):
+            raise BenchError(f"{self.path}: cannot be written (permission denied)")
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as e:
+            raise BenchError(f"{self.path}: cannot open for writing ({e})") from None
+        try:
+            self._check_or_init(exists)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _check_or_init(self, exists: bool) -> None:
+        try:
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not exists or (not tables and self.path.stat().st_size == 0):
+                self.conn.executescript("BEGIN;" + SCHEMA + f"INSERT INTO meta VALUES ('format', '{FORMAT}'), ('version', '{VERSION}'); COMMIT;")
+                return
+            fmt = self.conn.execute("SELECT value FROM meta WHERE key='format'").fetchone() if "meta" in tables else None
+        except sqlite3.DatabaseError as e:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            if "readonly" in str(e) or "unable to open" in str(e):
+                raise BenchError(f"{self.path}: cannot be written ({e})") from None
+            raise BenchError(f"{self.path}: not a bioik results DB ({e})") from None
+        if fmt is None or fmt[0] != FORMAT:
+            raise BenchError(f"{self.path}: not a bioik results DB (no '{FORMAT}' format marker)")
+
+    def close(self) -> None:
+        """Close the connection (every committed row stays)."""
+        self.conn.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def experiment(self, robot: str, test: str, solver: str, params: dict[str, Any], timeout: float,
+                   targets: Targets, seed: int) -> int:
+        """The id of this experiment, creating it (with its targets, in one transaction) if new."""
+        key = (robot, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets), int(seed))
+        where = "robot=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=? AND seed=?"
+        row = self.conn.execute(f"SELECT id FROM experiments WHERE {where}", key).fetchone()
+        if row is not None:
+            return int(row[0])
+        try:
+            with self.conn:
+                self.conn.execute("BEGIN")
+                cur = self.conn.execute(
+                    "INSERT INTO experiments (robot, test, solver, params, timeout, n_targets, seed, created, environment)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps(environment())),
+                )
+                eid = int(cur.lastrowid)
+                witnesses = targets.witnesses
+                self.conn.executemany(
+                    "INSERT INTO targets VALUES (?, ?, ?, ?, ?, ?)",
+                    [(eid, i, targets.tip, json.dumps(targets.poses[i].tolist()), json.dumps(targets.seeds[i].tolist()),
+                      None if witnesses is None else json.dumps(witnesses[i].tolist())) for i in range(len(targets))],
+                )
+        except sqlite3.OperationalError as e:
+            raise BenchError(f"{self.path}: cannot be written ({e})") from None
+        return eid
+
+    def add_result(self, experiment: int, row: ResultRow) -> None:
+        """Store one target's result in its own transaction."""
+        with self.conn:
+            self.conn.execute("BEGIN")
+            self.conn.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (experiment, row.target_index, int(row.solved), row.time_s, row.callback_calls, row.iterations,
+                 row.restarts, row.position_error, row.rotation_error, json.dumps(row.solution)),
+            )
+
+    def done(self, experiment: int) -> set[int]:
+        """Target indices of `experiment` that already have a result."""
+        return {r[0] for r in self.conn.execute("SELECT target_index FROM results WHERE experiment=?", (experiment,))}
+
+    def experiments(self) -> list[Experiment]:
+        """Every experiment, in creation order."""
+        rows = self.conn.execute(
+            "SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment FROM experiments ORDER BY id"
+        ).fetchall()
+        return [Experiment(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], json.loads(r[9])) for r in rows]
+
+    def results(self, experiment: int) -> list[ResultRow]:
+        """The stored results of `experiment`, by target index."""
+        rows = self.conn.execute(
+            "SELECT target_index, solved, time_s, callback_calls, iterations, restarts, position_error, rotation_error, solution"
+            " FROM results WHERE experiment=? ORDER BY target_index", (experiment,),
+        ).fetchall()
+        return [ResultRow(r[0], bool(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8])) for r in rows]
+
+    def targets(self, experiment: int) -> Targets:
+        """The stored targets of `experiment` (what every resumed run solves)."""
+        rows = self.conn.execute(
+            "SELECT tip, pose, seed_state, witness FROM targets WHERE experiment=? ORDER BY target_index", (experiment,)
+        ).fetchall()
+        witnesses = None if rows[0][3] is None else np.array([json.loads(r[3]) for r in rows])
+        return Targets(rows[0][0], np.array([json.loads(r[1]) for r in rows]), np.array([json.loads(r[2]) for r in rows]), witnesses)
