@@ -26,7 +26,19 @@ def _param(text: str) -> tuple[str, object]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run robot × solver experiments of one test into the DB, then print the report."""
+    """Run robot × solver experiments of one test into the DB, then print the report.
+
+    Ctrl-C stops cleanly (exit status 130): completed rows are kept, and re-running the same
+    command resumes with the missing targets.
+    """
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("interrupted: completed rows are kept; re-run the same command to resume", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     import bioik
     from bioik.bench.report import markdown
     from bioik.bench.runner import run_experiment, warm_up
@@ -54,9 +66,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 summary = run_experiment(store, robot, name, args.test, s, args.targets, args.timeout, args.seed,
                                          params, targets=targets)
                 if summary.interrupted:
-                    print(f"interrupted: {name}/{args.test}/{s} stopped after {summary.skipped + summary.ran}/{summary.n_targets}"
-                          " targets; completed rows are kept, re-run the same command to resume", file=sys.stderr)
-                    return 130
+                    print(f"{name}/{args.test}/{s}: stopped after {summary.skipped + summary.ran}/{summary.n_targets} targets",
+                          file=sys.stderr)
+                    raise KeyboardInterrupt
         print(markdown(store))
     return 0
 

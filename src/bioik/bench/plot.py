@@ -26,6 +26,7 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -43,11 +44,13 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
             ax_i.step(xs, ys, where="post", label=experiment_label(exp))
         for ax, xlabel in ((ax_t, "time (ms)"), (ax_i, "iterations")):
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel(xlabel)
             ax.set_ylabel("solved (%)")
             ax.set_ylim(0, 100)
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(loc="upper left", fontsize="small")
+        ax_t.axvline(timeout * 1e3, color="grey", linestyle="--", linewidth=0.8)
         fig.suptitle(f"{robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed}")
         fig.tight_layout()
         stem = f"{robot}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}"

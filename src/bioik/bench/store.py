@@ -17,11 +17,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bioik.bench.targets import Targets
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 FORMAT = "bioik-bench"
 VERSION = 1
@@ -98,7 +101,7 @@ def _cpu_model() -> str:
 
 def _git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
     return (out.stdout.strip() or None) if out.returncode == 0 else None
@@ -132,21 +135,25 @@ class ResultStore:
         if exists and create and not os.access(self.path, os.W_OK):
             raise BenchError(f"{self.path}: cannot be written (permission denied)")
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None)
+            if create:
+                self.conn = sqlite3.connect(self.path, isolation_level=None)
+            else:  # report and plot never write
+                self.conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
         except sqlite3.Error as e:
-            raise BenchError(f"{self.path}: cannot open for writing ({e})") from None
+            raise BenchError(f"{self.path}: cannot open{' for writing' if create else ''} ({e})") from None
         try:
-            self._check_or_init(exists)
+            self._check_or_init(create and (not exists or self.path.stat().st_size == 0))
         except BaseException:
             self.conn.close()
             raise
 
-    def _check_or_init(self, exists: bool) -> None:
+    def _check_or_init(self, new: bool) -> None:
+        """Create the schema in a new (or empty) file, else check the format marker."""
         try:
-            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not exists or (not tables and self.path.stat().st_size == 0):
+            if new:
                 self.conn.executescript("BEGIN;" + SCHEMA + f"INSERT INTO meta VALUES ('format', '{FORMAT}'), ('version', '{VERSION}'); COMMIT;")
                 return
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             fmt = self.conn.execute("SELECT value FROM meta WHERE key='format'").fetchone() if "meta" in tables else None
         except sqlite3.DatabaseError as e:
             if self.conn.in_transaction:
@@ -161,7 +168,7 @@ class ResultStore:
         """Close the connection (every committed row stays)."""
         self.conn.close()
 
-    def __enter__(self) -> ResultStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -105,7 +105,9 @@ class Solver:
             # the first solve's timeout is spent searching
             self.family.search_for(p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
             p.accept(self.robot.center(), self.acceptance)
-            clip_into(self.robot.center(), self.robot.lower, self.robot.upper)
+            c = self.robot.center()
+            clip_into(c, self.robot.lower, self.robot.upper)
+            wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
             self._problems[key] = p
             if len(self._problems) > 32:
                 self._problems.popitem(last=False)
