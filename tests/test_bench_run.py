@@ -45,7 +45,13 @@ def test_target_kinds(ur5):
     fk = generate(ur5, "fkik", 6, 1)
     np.testing.assert_allclose(ur5.fk(fk.witnesses, links=[fk.tip])[:, 0], fk.poses)
     far = generate(ur5, "unreachable", 6, 1)
-    np.testing.assert_allclose(far.poses[:, :3, 3], 3.0 * fk.poses[:, :3, 3])
+    p, p_far = fk.poses[:, :3, 3], far.poses[:, :3, 3]
+    scale = np.linalg.norm(p_far, axis=1) / np.linalg.norm(p, axis=1)
+    assert np.all(scale >= 3.0 - 1e-12)
+    np.testing.assert_allclose(p_far, scale[:, None] * p)  # pushed out along the ray from the base
+    reach = np.linalg.norm(ur5.fk(ur5.random_configuration(np.random.default_rng(0), 5000), links=[fk.tip])[:, 0, :3, 3], axis=1).max()
+    assert np.all(np.linalg.norm(p_far, axis=1) > 1.4 * reach)
+    np.testing.assert_array_equal(far.poses[:, :3, :3], fk.poses[:, :3, :3])
     assert far.witnesses is None
     grid = generate(ur5, "grid", 27, 1)
     np.testing.assert_allclose(grid.poses[:, :3, :3], np.broadcast_to(grid.poses[0, :3, :3], (27, 3, 3)))
@@ -140,6 +146,12 @@ def test_store_rejects_foreign_and_unwritable_files(tmp_path):
         ResultStore(tmp_path / "missing.db")
     with pytest.raises(BenchError, match="cannot open"):
         ResultStore(tmp_path / "no" / "dir" / "r.db", create=True)
+    with pytest.raises(BenchError, match="cannot be created"):
+        ResultStore.check_writable(tmp_path / "no" / "dir" / "r.db")
+    with pytest.raises(BenchError, match="not a bioik results DB"):
+        ResultStore.check_writable(text)
+    ResultStore.check_writable(tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
 
 
 @pytest.mark.parametrize("args", [
@@ -147,10 +159,11 @@ def test_store_rejects_foreign_and_unwritable_files(tmp_path):
     ["--robot", "ur5", "--test", "nope"],
     ["--robot", "ur5", "--test", "fkik", "--solver", "nope"],
     ["--robot", "ur5", "--test", "fkik", "--solver", "lm", "--param", "nope=1"],
+    ["--robot", "ur5", "--test", "fkik", "--db", "/nonexistent-dir/r.db"],
 ])
 def test_cli_bad_input_is_one_error_line_and_writes_nothing(tmp_path, capsys, args):
     db = tmp_path / "r.db"
-    assert main(["bench", "run", *args, "--targets", "3", "--db", str(db)]) == 2
+    assert main(["bench", "run", "--targets", "3", "--db", str(db), *args]) == 2  # a later --db wins
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bioik bench: error:")
     assert not db.exists()
@@ -173,3 +186,16 @@ def test_report_opens_read_only_and_empty_file_is_not_a_db(ur5, tmp_path):
         _run(store, ur5)
     with ResultStore(tmp_path / "r.db") as store, pytest.raises(sqlite3.OperationalError, match="readonly"):
         store.conn.execute("DELETE FROM results")
+
+
+def test_cli_run_writes_db_and_refuses_a_foreign_file(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    argv = ["bench", "run", "--robot", "ur5", "--test", "fkik", "--solver", "lm", "--targets", "3", "--seed", "1", "--db"]
+    assert main([*argv, str(db)]) == 0
+    assert "| lm | 3/3 |" in capsys.readouterr().out
+    assert main([*argv, str(db)]) == 0  # the same experiment again: nothing new to solve
+    assert [r[1] for r in _db_rows(db)] == [0, 1, 2]
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    assert main([*argv, str(text)]) == 2
+    assert "not a bioik results DB" in capsys.readouterr().err and text.read_text() == "hello\n"

@@ -54,6 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     for s in solvers:
         if s not in bioik.solvers.names():
             raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}")
+    ResultStore.check_writable(args.db)
     params = dict(args.param or [])
     robots = {name: bioik.load_robot(name) for name in args.robot}
     for robot in robots.values():

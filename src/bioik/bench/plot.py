@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from bioik.bench.report import experiment_label
-from bioik.bench.store import ResultStore
+from bioik.bench.store import BenchError, ResultStore
 
 
 def _cumulative(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -22,8 +22,10 @@ def _cumulative(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
     """Write the plots of every experiment group in `store` to `out_dir`; returns the files."""
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        raise BenchError("plots need matplotlib: pip install 'bioik[bench]' (or pip install 'matplotlib>=3.7')") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter

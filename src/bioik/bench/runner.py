@@ -1,5 +1,8 @@
 """Run an experiment: warm up, then time one plain `bioik.solve` call per target and check it.
 
+The time is of the whole call, goal construction included (as in benchmarks/fkik.py); the
+warm-up solves (compilation, caches) before it are not timed.
+
 The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m, rotation
 angle ≤ 1e-5 rad, SPEC §3), never taken from `Result.success`. Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
@@ -45,8 +48,9 @@ def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], s
     """Compile and cache the solver before timing; raises on an unknown solver or parameter."""
     tip = robot.tips[0]
     rng = np.random.default_rng(12345)
-    for q in robot.random_configuration(rng, WARMUP_SOLVES).reshape(WARMUP_SOLVES, robot.dof):
-        solve(robot, [bioik.PoseGoal(tip, robot.link_pose(q, tip))], seed=q, timeout=timeout, solver=solver, **params)
+    for _ in range(WARMUP_SOLVES):
+        q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
+        solve(robot, [bioik.PoseGoal(tip, robot.link_pose(q, tip))], seed=start, timeout=timeout, solver=solver, **params)
 
 
 def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[bool, float, float]:
@@ -64,23 +68,27 @@ class _Progress:
         self.last = time.monotonic()
         self.shown = False
 
-        self.done = self.solved = 0
+        self.done = self.ran = self.solved = 0
 
-    def update(self, done: int, solved: int) -> None:
-        self.done, self.solved = done, solved
+    def update(self, done: int, ran: int, solved: int) -> None:
+        self.done, self.ran, self.solved = done, ran, solved
         now = time.monotonic()
         if now - self.last >= PROGRESS_INTERVAL_S:
             self.last, self.shown = now, True
             self._print()
 
     def _print(self) -> None:
-        print(f"\r{self.label}: {self.done}/{self.total} targets, {self.solved} solved", end="", file=sys.stderr, flush=True)
+        """Rewrite the line on a terminal, else one line per report (readable in logs)."""
+        tty = sys.stderr.isatty()
+        line = f"{self.label}: {self.done}/{self.total} targets done, {self.solved}/{self.ran} solved in this run"
+        print("\r" + line if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        """End the line (with the final count) if anything was shown."""
+        """Show the final count and end the line, if anything was shown."""
         if self.shown:
             self._print()
-            print(file=sys.stderr, flush=True)
+            if sys.stderr.isatty():
+                print(file=sys.stderr, flush=True)
 
 
 def run_experiment(
@@ -123,7 +131,7 @@ def run_experiment(
                                             dp, angle, [float(x) for x in res.q]))
             summary.ran += 1
             summary.solved += ok
-            progress.update(summary.skipped + summary.ran, summary.solved)
+            progress.update(summary.skipped + summary.ran, summary.ran, summary.solved)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:

@@ -147,6 +147,17 @@ class ResultStore:
             self.conn.close()
             raise
 
+    @staticmethod
+    def check_writable(path: str | os.PathLike) -> None:
+        """BenchError unless `path` is a writable results DB or a new file can be made there (writes nothing)."""
+        p = Path(path)
+        if p.exists():
+            ResultStore(p).close()
+            if not os.access(p, os.W_OK):
+                raise BenchError(f"{p}: cannot be written (permission denied)")
+        elif not p.parent.is_dir() or not os.access(p.parent, os.W_OK | os.X_OK):
+            raise BenchError(f"{p}: cannot be created (no writable directory {str(p.parent)!r})")
+
     def _check_or_init(self, new: bool) -> None:
         """Create the schema in a new (or empty) file, else check the format marker."""
         try:

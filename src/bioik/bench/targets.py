@@ -1,9 +1,13 @@
 """Reproducible benchmark targets: pose goals for one tip, seed states and witnesses.
 
 Tests: `fkik` (SPEC §3: FK of uniform random configurations; seed states independent uniform
-draws), `unreachable` (the fkik poses with their position scaled ×3 from the base origin),
-`grid` (positions on a regular grid over the workspace bounding box, one fixed orientation,
-[R 4.2]). The same (robot, test, n, seed) always gives identical targets.
+draws), `unreachable` (the fkik poses with their position scaled ×3 from the base origin,
+and pushed further along the same ray to at least 1.5× the largest tip distance seen in
+WORKSPACE_SAMPLES random configurations, so targets near the base leave the workspace too),
+`grid` (positions on a regular grid of ⌈∛n⌉ points per axis over the bounding box of
+WORKSPACE_SAMPLES tip positions — n evenly spaced grid points when n is not a cube — with
+one fixed orientation, the tip's at the centre of the joint limits, [R 4.2]; seed states
+uniform random; many grid points are out of reach by design). The same (robot, test, n, seed) always gives identical targets.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from bioik.kinematics.robot import Robot
 
 TESTS = ("fkik", "unreachable", "grid")
 UNREACHABLE_SCALE = 3.0
+UNREACHABLE_MARGIN = 1.5
 WORKSPACE_SAMPLES = 2000
 
 
@@ -48,10 +53,24 @@ def _fk_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     return Targets(tip, poses, seeds, witnesses)
 
 
+def _workspace_points(robot: Robot, rng: np.random.Generator) -> np.ndarray:
+    """Tip positions (WORKSPACE_SAMPLES, 3) of uniform random configurations."""
+    return robot.fk(robot.random_configuration(rng, WORKSPACE_SAMPLES), links=[robot.tips[0]])[:, 0, :3, 3]
+
+
+def _unreachable_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
+    targets = _fk_targets(robot, rng, n)
+    reach = float(np.linalg.norm(_workspace_points(robot, rng), axis=1).max())
+    poses = targets.poses.copy()
+    p = poses[:, :3, 3]
+    norm = np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-12)
+    p *= np.maximum(UNREACHABLE_SCALE, UNREACHABLE_MARGIN * reach / norm)
+    return Targets(targets.tip, poses, targets.seeds, None)
+
+
 def _grid_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     tip = robot.tips[0]
-    samples = robot.random_configuration(rng, WORKSPACE_SAMPLES)
-    points = robot.fk(samples, links=[tip])[:, 0, :3, 3]
+    points = _workspace_points(robot, rng)
     lo, hi = points.min(axis=0), points.max(axis=0)
     k = max(1, int(np.ceil(n ** (1.0 / 3.0))))
     axes = [np.linspace(lo[i], hi[i], k) for i in range(3)]
@@ -73,12 +92,9 @@ def generate(robot: Robot, test: str, n: int, seed: int) -> Targets:
     rng = np.random.default_rng(seed)
     if test == "grid":
         return _grid_targets(robot, rng, n)
-    targets = _fk_targets(robot, rng, n)
     if test == "unreachable":
-        poses = targets.poses.copy()
-        poses[:, :3, 3] *= UNREACHABLE_SCALE
-        return Targets(targets.tip, poses, targets.seeds, None)
-    return targets
+        return _unreachable_targets(robot, rng, n)
+    return _fk_targets(robot, rng, n)
 
 
 def pose_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:
