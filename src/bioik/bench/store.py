@@ -142,16 +142,16 @@ class ResultStore:
         except sqlite3.Error as e:
             raise BenchError(f"{self.path}: cannot open{' for writing' if create else ''} ({e})") from None
         self.writable = create
-        if create:
-            # write-ahead log while running: a per-row commit then costs no fsync of the
-            # whole file (those evicted the caches and doubled the next solve's time)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
         try:
             self._check_or_init(create and (not exists or self.path.stat().st_size == 0))
         except BaseException:
             self.conn.close()
             raise
+        if create:
+            # write-ahead log while running: a per-row commit then costs no fsync of the
+            # whole file (those evicted the caches and doubled the next solve's time)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
 
     @staticmethod
     def check_writable(path: str | os.PathLike) -> None:
