@@ -68,7 +68,6 @@ class Problem:
             outs += [-1] * (2 + E - len(outs))
             self.gi[k] = (g.kind, outs[0], outs[1], int(g.is_secondary), row, size, *outs[2:])
             row += size
-        self.n_rows = row
         self.python_goals = [k for k, g in enumerate(goals) if g.kind == PYTHON]
         self.vdata[:] = joint_data(robot, robot.center())
         self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)

@@ -84,10 +84,6 @@ class Variable:
     upper: float
     velocity: float
 
-    @property
-    def bounded(self) -> bool:
-        return bool(np.isfinite(self.lower) and np.isfinite(self.upper))
-
 
 class RobotModel:
     """A validated kinematic tree: links, joints (parent before child) and variables."""

@@ -18,11 +18,6 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-def new_state(seed: int) -> np.ndarray:
-    """RNG state for a seed."""
-    return np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
-
-
 @njit(inline="always", **JIT)
 def next_u64(state):
     state[0] += _GOLDEN
@@ -42,14 +37,6 @@ def uniform(state):
 def randint(state, n):
     """Uniform integer in [0, n)."""
     return int(uniform(state) * n)
-
-
-@njit(inline="always", **JIT)
-def normal(state):
-    """Standard normal deviate (Box–Muller; one of the pair)."""
-    u1 = 1.0 - uniform(state)
-    u2 = uniform(state)
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
 @njit(**JIT)
