@@ -48,6 +48,24 @@ def _pose_errors(kind, p, f, out):
     out[3], out[4], out[5] = k * x, k * y, k * z
 
 
+@njit(inline="always", **JIT)
+def pose_met(e, tp, tr, mode):
+    """(position error, rotation angle, met) of a pose-type goal from its error vector e
+    (position error and rotation vector, `_pose_errors`), tolerances tp, tr and `mode`."""
+    dp = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    dr = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    if mode == 1:
+        met = True
+        for k in range(3):
+            if abs(e[k]) > tp or abs(e[3 + k]) > tr:
+                met = False
+    elif mode == 2:
+        met = max(dp, dr) <= tp
+    else:
+        met = dp <= tp and dr <= tr
+    return dp, dr, met
+
+
 @njit(**JIT)
 def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
     """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
@@ -61,18 +79,8 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
             _pose_errors(kind, gf[g], frames[gi[g, 1]], e)
-            dp = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
-            dr = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+            dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
-            if mode == 1:
-                met = True
-                for k in range(3):
-                    if abs(e[k]) > gt[g, 0] or abs(e[3 + k]) > gt[g, 1]:
-                        met = False
-            elif mode == 2:
-                met = max(dp, dr) <= gt[g, 0]
-            else:
-                met = dp <= gt[g, 0] and dr <= gt[g, 1]
         else:
             d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, False, scratch)
             s = 0.0

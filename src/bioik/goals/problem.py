@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bioik.goals.acceptance import MODES, evaluate
-from bioik.goals.base import FIRST_JOINT_KIND, JOINT_VARIABLE, N_PARAMS, PYTHON, Goal
+from bioik.goals.base import FIRST_JOINT_KIND, JOINT_VARIABLE, N_PARAMS, ORIENTATION, POSE, POSITION, PYTHON, Goal
 from bioik.goals.joints import REFERENCE, joint_data
 from bioik.goals.layout import sizes, views
 from bioik.kinematics.fk import fk_frames
@@ -23,7 +23,7 @@ def structure_key(goals: Sequence[Goal]) -> tuple:
     """What fixes a problem's layout (for one robot): goal classes, links read and
     primary/secondary. Links that depend only on the robot (`BalanceGoal.links_for`) and
     the parameter rows' lengths are fixed by the goal class."""
-    return tuple((type(g), g.links, g.is_secondary, getattr(g, "variable", None)) for g in goals)
+    return tuple([(type(g), g.links, g.is_secondary, getattr(g, "variable", None)) for g in goals])
 
 
 class Problem:
@@ -75,7 +75,12 @@ class Problem:
         #: Per-search arguments and counters handed to the kernels (reused, not reallocated).
         self.run = np.zeros(5)
         self.stats = np.zeros(2, dtype=np.int64)
+        #: One primary pose, position or orientation goal and nothing else: the case that
+        #: single-goal fast paths (`bioik.solvers.lm_pose`) take.
+        self.single_pose = G == 1 and goals[0].kind in (POSE, POSITION, ORIENTATION) and not goals[0].is_secondary
         self.goals: list[Goal] = list(goals)
+        self._gf_rows = list(self.gf)
+        self._gt_rows = list(self.gt)
         self.update(goals)
 
     def update(
@@ -88,16 +93,15 @@ class Problem:
         """Refresh goal parameters (same structure), tolerances and the reference (seed).
 
         Pose-type goals without tolerances of their own use the given ones."""
-        robot = self.robot
+        robot, gf_rows, gw, gt_rows = self.robot, self._gf_rows, self.gw, self._gt_rows
         for k, g in enumerate(goals):
             row = g.params(robot)
-            self.gf[k, : len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
-            self.gw[k] = g.weight
+            gf_rows[k][: len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
+            gw[k] = g.weight
             tol = getattr(g, "tolerance", None)
             pt = getattr(g, "position_tolerance", tol)
             rt = getattr(g, "rotation_tolerance", tol)
-            self.gt[k, 0] = position_tolerance if pt is None else pt
-            self.gt[k, 1] = rotation_tolerance if rt is None else rt
+            gt_rows[k][:] = (position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
         self.goals = list(goals)
         if reference is not None:
             self.vdata[:, REFERENCE] = reference

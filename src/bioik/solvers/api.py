@@ -19,17 +19,19 @@ import numpy as np
 
 from bioik.goals.acceptance import MODES
 from bioik.goals.base import Goal
+from bioik.goals.joints import REFERENCE
 from bioik.goals.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
+from bioik.solvers.lm_pose import IO_SIZE
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).
 UNLIMITED = 2**62
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """Outcome of a solve.
 
@@ -89,6 +91,8 @@ class Solver:
         if acceptance not in MODES:
             raise ValueError(f"acceptance must be one of {', '.join(MODES)}; got {acceptance!r}")
         self.acceptance = acceptance
+        self._mode = MODES[acceptance]
+        self._io = np.zeros(IO_SIZE)  # arguments and results of whole-query kernels
         self.settings = self.family.settings(params)
         self._problems: OrderedDict[tuple, Problem] = OrderedDict()
 
@@ -104,6 +108,8 @@ class Solver:
             # one tiny search now loads (or on first use compiles) the kernels, so that
             # the first solve's timeout is spent searching
             self.family.search_for(p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+            if p.single_pose and self.family.single_pose is not None:
+                self._solve_single_pose(p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
             p.accept(self.robot.center(), self.acceptance)
             c = self.robot.center()
             clip_into(c, self.robot.lower, self.robot.upper)
@@ -127,8 +133,10 @@ class Solver:
         """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`."""
         problem = self.problem(goals)  # one-time preparation is not part of the timeout
         t0 = time.monotonic()
-        robot = self.robot
-        timeout = self.timeout if timeout is None else _check_timeout(timeout)
+        if timeout is None:
+            timeout = self.timeout
+        elif not (type(timeout) is float and 0.0 < timeout < math.inf):
+            timeout = _check_timeout(timeout)
         if max_iterations is None:
             budget = UNLIMITED
         else:
@@ -139,6 +147,9 @@ class Solver:
             raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
                              f"rotation_tolerance={rotation_tolerance!r}")
         base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
+        if callback is None and problem.single_pose and self.family.single_pose is not None:
+            return self._solve_single_pose(problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
+        robot = self.robot
         clipped = False
         random_start = seed is None
         if random_start:
@@ -191,6 +202,32 @@ class Solver:
             secondary_cost=sc,
         )
 
+    def _solve_single_pose(self, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
+        """One pose-type goal, no callback: the whole query (seed check and clipping, search,
+        turn wrapping, exact acceptance) is one compiled call."""
+        robot = self.robot
+        g = goals[0]
+        tol = getattr(g, "tolerance", None)
+        pt = getattr(g, "position_tolerance", tol)
+        rt = getattr(g, "rotation_tolerance", tol)
+        io = self._io
+        io[:8] = (deadline, budget, base, self._mode, seed is None, g.weight,
+                  position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
+        if seed is None:
+            q = np.empty(robot.dof)
+            problem.vdata[:, REFERENCE] = robot._center
+        else:
+            q = np.array(seed, dtype=np.float64)
+            if q.shape != (robot.dof,):
+                robot.check(seed, "seed")  # raises, naming the expected length
+        found = self.family.single_pose(problem.ibuf, problem.fbuf, g.params(robot), q, self.settings, io, robot.multiturn)
+        if found < 0:
+            robot.check(seed, "seed")  # raises: NaN or inf in the seed
+        problem.goals[0] = g
+        its, restarts, clipped, accepted, cost, _, dp, dr = io[8:16].tolist()
+        return Result(q, found == 1 and accepted == 1.0, cost, np.array([[dp, dr]]), time.monotonic() - t0, 0,
+                      int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
+
 
 _solvers: OrderedDict[tuple, Solver] = OrderedDict()
 
@@ -218,7 +255,7 @@ def solve(
     one-time preparation of a new structure (and compiling on first use) is not counted
     in the timeout.
     """
-    key = (id(robot), solver, acceptance, tuple(sorted(params.items())))
+    key = (id(robot), solver, acceptance, tuple(sorted(params.items()))) if params else (id(robot), solver, acceptance)
     s = _solvers.get(key)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)

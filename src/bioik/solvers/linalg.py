@@ -3,6 +3,9 @@
 Damped least squares: dq = argmin ‖J·dq + e‖² + λ‖dq‖², solved through the smaller of
 the two normal-equation systems — (JᵀJ + λI)·dq = −Jᵀe (joint space) or
 (JJᵀ + λI)·y = −e, dq = Jᵀy (task space, cheaper for long chains like a 180-joint snake).
+
+The solve functions are inlined into the search loops that call them: a compiled call
+that passes arrays costs more than a 7×7 Cholesky factorisation.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from bioik.goals.kernels import SECONDARY, goal_residual
 from bioik.kinematics.frames import JIT
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def cholesky_solve(M, b, m):
     """Solve M[:m, :m]·x = b[:m] in place (x in b) for symmetric positive definite M.
 
-    M is overwritten by its Cholesky factor. Returns False if M is not positive definite.
+    Reads only the lower triangle of M and overwrites it with the Cholesky factor (the
+    diagonal holding reciprocals). Returns False if M is not positive definite.
     """
     for j in range(m):
         s = M[j, j]
@@ -27,27 +31,27 @@ def cholesky_solve(M, b, m):
             s -= M[j, k] * M[j, k]
         if s <= 0.0:
             return False
-        d = np.sqrt(s)
+        d = 1.0 / np.sqrt(s)
         M[j, j] = d
         for i in range(j + 1, m):
             s = M[i, j]
             for k in range(j):
                 s -= M[i, k] * M[j, k]
-            M[i, j] = s / d
+            M[i, j] = s * d
     for i in range(m):
         s = b[i]
         for k in range(i):
             s -= M[i, k] * b[k]
-        b[i] = s / M[i, i]
+        b[i] = s * M[i, i]
     for i in range(m - 1, -1, -1):
         s = b[i]
         for k in range(i + 1, m):
             s -= M[k, i] * b[k]
-        b[i] = s / M[i, i]
+        b[i] = s * M[i, i]
     return True
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def damped_step(Je, e, rows, n, lam, M, b, dq):
     """dq = −(JᵀJ + λI)⁻¹Jᵀe for the first `rows` rows of Je, e. M, b: scratch (≥ max(rows, n))."""
     if rows >= n:
@@ -57,7 +61,6 @@ def damped_step(Je, e, rows, n, lam, M, b, dq):
                 for k in range(rows):
                     s += Je[k, i] * Je[k, j]
                 M[i, j] = s
-                M[j, i] = s
             M[i, i] += lam
             s = 0.0
             for k in range(rows):
@@ -74,7 +77,6 @@ def damped_step(Je, e, rows, n, lam, M, b, dq):
                 for k in range(n):
                     s += Je[i, k] * Je[j, k]
                 M[i, j] = s
-                M[j, i] = s
             M[i, i] += lam
             b[i] = -e[i]
         if not cholesky_solve(M, b, rows):

@@ -29,6 +29,25 @@ from bioik.solvers.workspace import kinematic_buffers, search_start
 DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
 
 
+STEP, RESTART, STOP = 0, 1, 2
+
+
+@njit(inline="always", **JIT)
+def next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline):
+    """After iteration `it` with cost E: STEP on, RESTART from a random configuration
+    (E failed to fall below stall_ratio·E_prev twice in a row, or the attempt is used up)
+    or STOP (budget or deadline; the clock is read at restarts and every 32 iterations).
+    Returns the move and the updated stall count."""
+    if it >= max_iterations:
+        return STOP, stalls
+    stalls = stalls + 1 if E > stall_ratio * E_prev else 0
+    if stalls >= 2 or attempt >= attempt_max:
+        return (STOP if now() > deadline else RESTART), stalls
+    if (it & 31) == 0 and now() > deadline:
+        return STOP, stalls
+    return STEP, stalls
+
+
 @njit(**JIT)
 def lm_search(ibuf, fbuf, q, settings, run, stats):
     """Search from q (overwritten with the best configuration found); True on success.
@@ -83,20 +102,14 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             success = True
             break
         it += 1
-        if it >= max_iterations:
+        move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
+        if move == STOP:
             break
-        stalls = stalls + 1 if E > stall_ratio * E_prev else 0
-        if stalls >= 2 or attempt >= attempt_max:
-            if now() > deadline:
-                break
+        if move == RESTART:
             random_configuration(rng, slo, shi, qc)
             restarts += 1
-            E_prev = np.inf
-            stalls = 0
-            attempt = 0
+            E_prev, stalls, attempt = np.inf, 0, 0
             continue
-        if (it & 31) == 0 and now() > deadline:
-            break
         E_prev = E
         lam = k_damp * E + 1e-12
         if not damped_step(Je, e, rows, n, lam, M, b, dq):

@@ -10,7 +10,7 @@ import numpy as np
 
 from bioik.goals.problem import Problem
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.solvers import bio2, kdl, lm
+from bioik.solvers import bio2, kdl, lm, lm_pose
 from bioik.solvers.python_goals import python_goal_search
 
 
@@ -31,6 +31,9 @@ class Family:
     kinds: frozenset[int] | None = None
     #: Values appended to the settings that are not user parameters (e.g. a variant code).
     fixed: tuple[float, ...] = ()
+    #: The same search specialised for one primary pose-type goal (`Problem.single_pose`),
+    #: as a whole-query kernel with the `bioik.solvers.lm_pose` protocol; None: no such path.
+    single_pose: Callable[..., int] | None = None
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
         unknown = sorted(set(params) - set(self.defaults))
@@ -72,7 +75,9 @@ _bio2 = _compiled(bio2.bio2_search, bio2.NORMALS)
 
 
 SOLVERS: dict[str, Family] = {
-    "lm": Family("lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)"),
+    "lm": Family(
+        "lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)", single_pose=lm_pose.lm_pose_search
+    ),
     "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), kinds=frozenset({POSE, POSITION, ORIENTATION}), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
     "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), description="BioIK 2 evolution without memetics"),
     "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), description="BioIK 2, quadratic memetics (faithful)"),
