@@ -6,6 +6,7 @@ Orientation residual: r = q_E − s·q_G with s = sign(q_E·q_G), so that
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,8 +153,11 @@ class PoseGoal(Goal):
 
     def __post_init__(self):
         # validation and conversion in one compiled call: users build these in loops
-        if not (self.rotation_scale > 0 and np.isfinite(self.rotation_scale)):
-            raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale}")
+        rs = self.rotation_scale
+        if type(rs) is not float and not isinstance(rs, (int, np.integer, np.floating)):
+            rs = math.nan
+        if not 0 < rs < math.inf:
+            raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
         if self.weight != 1.0 or self.position_tolerance is not None or self.rotation_tolerance is not None:
             super().__post_init__()
         T = self.pose if type(self.pose) is np.ndarray and self.pose.dtype == np.float64 else np.asarray(self.pose, dtype=float)
@@ -163,7 +167,7 @@ class PoseGoal(Goal):
         code = _pose_row(T, row)
         if code:
             raise ValueError(f"PoseGoal: {_POSE_ERRORS[code]}")
-        row[7] = self.rotation_scale
+        row[7] = rs
         self._row = row
 
     @property

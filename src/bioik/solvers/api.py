@@ -24,7 +24,7 @@ from bioik.goals.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
-from bioik.solvers.lm_pose import IO_SIZE
+from bioik.solvers.lm_pose import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).
@@ -92,8 +92,9 @@ class Solver:
             raise ValueError(f"acceptance must be one of {', '.join(MODES)}; got {acceptance!r}")
         self.acceptance = acceptance
         self._mode = MODES[acceptance]
-        self._io = np.zeros(IO_SIZE)  # arguments and results of whole-query kernels
         self.settings = self.family.settings(params)
+        # arguments and results of the single-pose kernel (see `bioik.solvers.lm_pose`)
+        self._io = new_io(self.settings, robot.multiturn)
         self._problems: OrderedDict[tuple, Problem] = OrderedDict()
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
@@ -220,7 +221,7 @@ class Solver:
             q = np.array(seed, dtype=np.float64)
             if q.shape != (robot.dof,):
                 robot.check(seed, "seed")  # raises, naming the expected length
-        found = self.family.single_pose(problem.ibuf, problem.fbuf, g.params(robot), q, self.settings, io, robot.multiturn)
+        found = self.family.single_pose(problem.ibuf, problem.fbuf, g.params(robot), q, io)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g

@@ -33,12 +33,20 @@ from bioik.solvers.rng import random_configuration
 
 REVOLUTE = 1
 
-#: Layout of the `io` array: run arguments and the goal's weight and tolerances in,
-#: counters and the acceptance report (`evaluate`'s layout for one goal) out.
+#: Layout of the `io` array. In, per query: run arguments, the goal's weight and
+#: tolerances. Out: counters and the acceptance report (`evaluate`'s layout for one
+#: goal). In, set once per solver: its 4 settings (as `lm.DEFAULTS`) and the robot's
+#: multiturn flags (n) — fewer arguments make the compiled call cheaper.
 DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
 ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
 REPORT = 11
-IO_SIZE = REPORT + 6
+SETTINGS = REPORT + 6
+MULTITURN = SETTINGS + 4
+
+
+def new_io(settings: np.ndarray, multiturn: np.ndarray) -> np.ndarray:
+    """The `io` array for a solver with these settings on a robot with these multiturn flags."""
+    return np.concatenate([np.zeros(SETTINGS), settings[: MULTITURN - SETTINGS], multiturn])
 
 
 @njit(inline="always", **JIT)
@@ -84,7 +92,7 @@ def _met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, tp, tr, mode):
 
 
 @njit(**JIT)
-def lm_pose_search(ibuf, fbuf, row, q, settings, io, multiturn):
+def lm_pose_search(ibuf, fbuf, row, q, io):
     """Search for the goal with parameter row `row` from the seed in q (clipped into the
     limits; or a random start if io[RANDOM_START]); q ← the best configuration found,
     wrapped to the turn nearest the reference. Returns 1 if the internal test passed, 0 if
@@ -110,7 +118,7 @@ def lm_pose_search(ibuf, fbuf, row, q, settings, io, multiturn):
                 clipped = 1.0
         vdata[:, REFERENCE] = q  # the turn wrapping refers to the clipped seed
     deadline, max_iterations, mode = io[DEADLINE], io[BUDGET], int(io[MODE])
-    k_damp, stall_ratio, attempt_max, margin = settings[0], settings[1], int(settings[2]), settings[3]
+    k_damp, stall_ratio, attempt_max, margin = io[SETTINGS], io[SETTINGS + 1], int(io[SETTINGS + 2]), io[SETTINGS + 3]
 
     kind = gi[0, 0]
     g = gf[0]
@@ -197,7 +205,7 @@ def lm_pose_search(ibuf, fbuf, row, q, settings, io, multiturn):
             qc[i] = min(max(qc[i] + dq[i], lo[i]), hi[i])
         attempt += 1
     q[:] = best
-    wrap_near(q, vdata[:, REFERENCE], lo, hi, multiturn)
+    wrap_near(q, vdata[:, REFERENCE], lo, hi, io[MULTITURN:])
     # the exact acceptance test at the returned q (not at the search's last iterate)
     px, py, pz, qw, qx, qy, qz = _tip_frame(seg_i, seg_f, q, seg, tip, tf)
     cost = 2.0 * _residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
