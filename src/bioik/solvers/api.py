@@ -24,7 +24,7 @@ from bioik.goals.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
-from bioik.solvers.lm_pose import new_io
+from bioik.solvers.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).

@@ -41,6 +41,8 @@ from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
+from bioik.solvers.lm_pose import pose_attempt, workspace
+from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start
 from bioik.solvers.rng import randint, random_configuration, uniform
 
 #: Memetic variants.
@@ -61,7 +63,13 @@ DEFAULTS = {
     "momentum_mix": 0.3,
     "memetic_step": 1e-6,
     "lm_damping": 0.1,
+    "lm_stall_ratio": 0.7,
 }
+
+#: `bio2_lm`'s defaults (tuned on the FK/IK test, see the README): its LM memetics run
+#: like an `lm` attempt — up to `memetic_opt_gens` iterations until the cost stalls — so
+#: the evolution only has to explore, and two generations per step suffice.
+LM_DEFAULTS = {**DEFAULTS, "memetic_evolution_gens": 2, "memetic_opt_gens": 40}
 
 #: Standard normal deviates read from a random offset, as the reference implementation
 #: does: a lookup is far cheaper than generating a deviate per gene.
@@ -346,25 +354,31 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
 
 @njit(**JIT)
 def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, seg, frames, J,
-               r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, iterations, lam_k, mode, has_secondary):
-    """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E) on the exact residual
-    Jacobians of the primary goals, secondary goals in their null space, from x while the
-    primary cost falls. x ends at the best point, with its exact frames and Jacobians in
-    frames and J. Returns (x passes the acceptance test, primary cost at x)."""
+               r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, iterations, lam_k, stall_ratio, mode, has_secondary):
+    """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken) on the
+    exact residual Jacobians of the primary goals, secondary goals in their null space,
+    from x for up to `iterations` steps, until the cost fails to fall below
+    stall_ratio × its previous value twice in a row (as an `lm` attempt). x ends at the
+    best point seen, with its exact frames and Jacobians in frames and J. Returns (x
+    passes the acceptance test, primary cost at x)."""
     n = x.shape[0]
     xt = x.copy()
-    E = np.inf
-    for it in range(iterations):
+    E_best = np.inf
+    E_prev = np.inf
+    stalls = 0
+    for it in range(iterations + 1):
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
-        rows, E_new = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, e, Je, False)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, e, Je, False)
         if goal_errors(gi, gf, gt, frames, J, xt, vdata, r, Jr, scratch, mode, errors):
             x[:] = xt
-            return True, 2.0 * E_new
-        if not E_new < E:
-            fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)  # back to the best point
+            return True, 2.0 * E
+        if E < E_best:
+            E_best = E
+            x[:] = xt
+        stalls = stalls + 1 if E > stall_ratio * E_prev else 0
+        if stalls >= 2 or it == iterations:
             break
-        E = E_new
-        x[:] = xt
+        E_prev = E
         lam = lam_k * E + 1e-12
         if not damped_step(Je, e, rows, n, lam, M, b, dq):
             break
@@ -373,7 +387,9 @@ def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, 
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
         for v in range(n):
             xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])
-    return False, 2.0 * E
+    if E_best < E:
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)  # back to the best point
+    return False, 2.0 * E_best
 
 
 @njit(**JIT)
@@ -390,8 +406,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     elites = min(max(int(settings[2]), 0), P)
     I, S = int(settings[3]), int(settings[4])
     evo_gens, opt_gens = int(settings[5]), int(settings[6])
-    p_wipe, mom_mix, h, lam_k = settings[7], settings[8], settings[9], settings[10]
-    variant = int(settings[11])
+    p_wipe, mom_mix, h, lam_k, lm_stall = settings[7], settings[8], settings[9], settings[10], settings[11]
+    variant = int(settings[12])
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(int(run[2]))
     n = q.shape[0]
@@ -401,6 +417,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     if run[4] > 0.0:
         random_configuration(rng, slo, shi, q)
     span = shi - slo
+    x0 = np.empty(n)
     has_secondary = False
     pose_only = True
     R = 1
@@ -410,14 +427,21 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
             has_secondary = True
         if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
             pose_only = False
-    # population: every individual starts at the seed [R 3.7.6]
+    single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
+    pose_work = workspace(seg_i, n)
+    # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
+    # first species (the others would repeat its LM attempt) and the rest at random
     genes = np.empty((I, S, P, n))
     for i in range(I):
         for s in range(S):
+            if variant == LM and (i > 0 or s > 0):
+                random_configuration(rng, slo, shi, x0)
+            else:
+                x0[:] = q
             for k in range(P):
-                genes[i, s, k] = q
+                genes[i, s, k] = x0
     moms = np.zeros((I, S, P, n))
-    fit = np.empty((I, S, P))
+    fit = np.full((I, S, P), np.inf)
     poff = np.empty((P, L))
     # scratch
     cgenes = np.empty((C + P, n))
@@ -435,7 +459,6 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     errors = np.empty((G, 2))
     f2 = np.empty(2)
     toff = np.empty((1, L))
-    x0 = np.empty(n)
     x = np.empty(n)
     xt = np.empty((1, n))
     d = np.empty(n)
@@ -458,15 +481,23 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
             for s in range(S):
                 # 1. exact FK at the species' best; the acceptance test runs on it
                 x0[:] = genes[i, s, 0]
+                if variant == LM:  # its cost when the step starts, before the LM memetics
+                    before[s] = fit[i, s, 0]
                 fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                 if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
                     best[:] = x0
                     success = True
                     break
                 if variant == LM:  # beyond the seeds: LM on exact FK first, then evolve around it
-                    found, E = lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x0, seg, frames0, J0,
-                                          r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, opt_gens, lam_k, mode,
-                                          has_secondary)
+                    if single_pose:
+                        found, E, _ = pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x0, opt_gens, lam_k,
+                                                   lm_stall, gt[0, 0], gt[0, 1], mode, pose_work)
+                        if not found:
+                            fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
+                    else:
+                        found, E = lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x0, seg, frames0,
+                                              J0, r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, opt_gens, lam_k,
+                                              lm_stall, mode, has_secondary)
                     if found:
                         best[:] = x0
                         success = True
@@ -479,7 +510,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 if fit[i, s, 0] < best_fit:
                     best_fit = fit[i, s, 0]
                     best[:] = x0
-                before[s] = fit[i, s, 0]
+                if variant != LM:
+                    before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
                 if pose_only:
                     evolve_pose(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
@@ -499,13 +531,16 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                             fit[i, s, k] = fx
             if success:
                 break
-            # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]
+            # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]; LM
+            # memetics improve a species a little at every step, so there "stuck" means
+            # not below lm_stall_ratio × the cost at the step's start
             sb = 0
             for s in range(1, S):
                 if fit[i, s, 0] < fit[i, sb, 0]:
                     sb = s
+            ratio = lm_stall if variant == LM else 1.0
             for s in range(S):
-                if s != sb and (not fit[i, s, 0] < before[s] or uniform(rng) < p_wipe):
+                if s != sb and (not fit[i, s, 0] < ratio * before[s] or uniform(rng) < p_wipe):
                     random_configuration(rng, slo, shi, x)
                     for k in range(P):
                         genes[i, s, k] = x
@@ -519,3 +554,15 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     stats[0] = steps
     stats[1] = wipeouts
     return success
+
+
+@njit(**JIT)
+def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
+    """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    clipped = query_start(ibuf, fbuf, row, q, io)
+    if clipped < 0:
+        return -1
+    stats = np.zeros(2, dtype=np.int64)
+    found = bio2_search(ibuf, fbuf, q, io[SETTINGS : SETTINGS + int(io[N_SETTINGS])], io[:5], stats, normals)
+    io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
+    return query_finish(ibuf, fbuf, q, io, clipped, found)

@@ -31,8 +31,8 @@ class Family:
     kinds: frozenset[int] | None = None
     #: Values appended to the settings that are not user parameters (e.g. a variant code).
     fixed: tuple[float, ...] = ()
-    #: The same search specialised for one primary pose-type goal (`Problem.single_pose`),
-    #: as a whole-query kernel with the `bioik.solvers.lm_pose` protocol; None: no such path.
+    #: The search as a whole-query kernel for one primary pose-type goal
+    #: (`Problem.single_pose`; protocol in `bioik.solvers.pose_query`); None: no such path.
     single_pose: Callable[..., int] | None = None
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
@@ -74,15 +74,19 @@ def _compiled(kernel, *extra):
 _bio2 = _compiled(bio2.bio2_search, bio2.NORMALS)
 
 
+def _bio2_pose_query(ibuf, fbuf, row, q, io):
+    return bio2.bio2_pose_query(ibuf, fbuf, row, q, io, bio2.NORMALS)
+
+
 SOLVERS: dict[str, Family] = {
     "lm": Family(
         "lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)", single_pose=lm_pose.lm_pose_search
     ),
     "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), kinds=frozenset({POSE, POSITION, ORIENTATION}), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
-    "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), description="BioIK 2 evolution without memetics"),
-    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), description="BioIK 2, quadratic memetics (faithful)"),
-    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), description="BioIK 2, linear memetics"),
-    "bio2_lm": Family("bio2_lm", bio2.DEFAULTS, _bio2, fixed=(bio2.LM,), description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+    "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), single_pose=_bio2_pose_query, description="BioIK 2 evolution without memetics"),
+    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=_bio2_pose_query, description="BioIK 2, quadratic memetics (faithful)"),
+    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=_bio2_pose_query, description="BioIK 2, linear memetics"),
+    "bio2_lm": Family("bio2_lm", bio2.LM_DEFAULTS, _bio2, fixed=(bio2.LM,), single_pose=_bio2_pose_query, description="BioIK 2 evolution with LM memetics on exact Jacobians"),
 }
 
 DEFAULT_SOLVER = "lm"

@@ -1,0 +1,175 @@
+"""Whole queries for one pose, position or orientation goal: the case users call in loops.
+
+`bioik.solve` hands such a query (goal row, seed, run arguments) to a solver's whole-query
+kernel in one compiled call: `query_start` stores the goal and checks and clips the seed,
+the solver searches, `query_finish` wraps the turns and runs the exact acceptance test.
+The helpers below are the pose goal's math written out for the search loops: FK of the
+chain, the weighted residual, and the Jacobian of the reduced residual.
+
+The reduced residual: the quaternion rows' Jacobian ½·(0, J_ω·dq) ⊗ q_E spans only the
+tangent space at q_E, so writing the quaternion error e_q = ½·(0, u) ⊗ q_E + α·q_E
+splits ‖J_q·dq + e_q‖² into ¼‖w·J_ω·dq + u‖² + α²: a damped least-squares step on the
+rows ½·w·J_ω with residual ½u = −w·sign·vec(q_G ⊗ q_E*) is exactly the step on the 7-row
+pose residual, with a 6×6 system.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import _pose_errors, pose_met
+from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.joints import REFERENCE
+from bioik.goals.layout import unpack
+from bioik.kinematics.fk import _segment
+from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
+from bioik.kinematics.limits import wrap_near
+
+REVOLUTE = 1
+
+#: Layout of the `io` array. In, per query: run arguments (the first five are the `run`
+#: array of the general kernels), the goal's weight and tolerances. Out: counters and the
+#: acceptance report (`evaluate`'s layout for one goal). In, set once per solver: the
+#: number of settings, the settings, then the robot's multiturn flags (n) — fewer
+#: arguments make the compiled call cheaper.
+DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
+ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
+REPORT = 11
+N_SETTINGS = REPORT + 6
+SETTINGS = N_SETTINGS + 1
+
+
+def new_io(settings: np.ndarray, multiturn: np.ndarray) -> np.ndarray:
+    """The `io` array for a solver with these settings on a robot with these multiturn flags."""
+    return np.concatenate([np.zeros(N_SETTINGS), [len(settings)], settings, multiturn])
+
+
+@njit(inline="always", **JIT)
+def query_start(ibuf, fbuf, row, q, io):
+    """Store the goal's row, weight and tolerances into the problem buffers; unless
+    io[RANDOM_START], check the seed q (−1: not finite), clip it into the limits (1 if it
+    was outside, else 0) and make it the reference of the turn wrapping."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    gf[0, : row.shape[0]] = row
+    gw[0], gt[0, 0], gt[0, 1] = io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL]
+    if io[RANDOM_START] > 0.0:
+        return 0
+    clipped = 0
+    for i in range(q.shape[0]):
+        if not np.isfinite(q[i]):
+            return -1
+        if q[i] < bounds[0, i] or q[i] > bounds[1, i]:
+            q[i] = min(max(q[i], bounds[0, i]), bounds[1, i])
+            clipped = 1
+    vdata[:, REFERENCE] = q
+    return clipped
+
+
+@njit(inline="always", **JIT)
+def query_finish(ibuf, fbuf, q, io, clipped, found):
+    """Wrap q to the turn nearest the reference, then the exact acceptance test at q (FK,
+    then `pose_met`, the test `evaluate` applies) into io[REPORT:]; the clip flag into io.
+    Returns 1 if the search's own test passed (found), else 0."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
+    kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
+    g = gf[0]
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    e = np.empty(6)
+    px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
+    cost = 2.0 * residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
+    dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, np.empty(7), np.empty(6), gt[0, 0], gt[0, 1], int(io[MODE]))
+    report = io[REPORT:]
+    report[0], report[1], report[2] = 1.0 if ok else 0.0, cost, 0.0
+    report[3], report[4], report[5] = dp, dr, cost
+    io[CLIPPED] = clipped
+    return 1 if found else 0
+
+
+@njit(inline="always", **JIT)
+def tip_frame(seg_i, seg_f, q, seg, tip, tf):
+    """Exact FK of the chain; the goal link's frame as (px, py, pz, qw, qx, qy, qz)."""
+    for s in range(seg_i.shape[0]):
+        _segment(seg_i, seg_f, q, s, seg)
+    if tip < 0:
+        return tf[0], tf[1], tf[2], tf[3], tf[4], tf[5], tf[6]
+    Pw, Px, Py, Pz = seg[tip, 3], seg[tip, 4], seg[tip, 5], seg[tip, 6]
+    rx, ry, rz = qrot(Pw, Px, Py, Pz, tf[0], tf[1], tf[2])
+    qw, qx, qy, qz = qmul(Pw, Px, Py, Pz, tf[3], tf[4], tf[5], tf[6])
+    return seg[tip, 0] + rx, seg[tip, 1] + ry, seg[tip, 2] + rz, qw, qx, qy, qz
+
+
+@njit(inline="always", **JIT)
+def residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e):
+    """E = ½‖r‖² of the weighted residual of goal row g (position rows with weight wp,
+    quaternion rows q_E − sign(q_E·q_G)·q_G with weight wr), and into e the reduced
+    residual the step works on: the position rows, then from row r0 the quaternion part
+    as −wr·sign·vec(q_G ⊗ q_E*) (see the module docstring)."""
+    E = 0.0
+    if has_p:
+        e[0], e[1], e[2] = wp * (px - g[0]), wp * (py - g[1]), wp * (pz - g[2])
+        E += e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
+    if has_r:
+        sg = 1.0 if qw * g[3] + qx * g[4] + qy * g[5] + qz * g[6] >= 0.0 else -1.0
+        dw, dx, dy, dz = qw - sg * g[3], qx - sg * g[4], qy - sg * g[5], qz - sg * g[6]
+        E += wr * wr * (dw * dw + dx * dx + dy * dy + dz * dz)
+        _, vx, vy, vz = qmul(g[3], g[4], g[5], g[6], qw, -qx, -qy, -qz)
+        c = -wr * sg
+        e[r0], e[r0 + 1], e[r0 + 2] = c * vx, c * vy, c * vz
+    return 0.5 * E
+
+
+@njit(inline="always", **JIT)
+def met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, tp, tr, mode):
+    """(position error, rotation angle, met) of the goal at this frame."""
+    frame[0], frame[1], frame[2] = px, py, pz
+    frame[3], frame[4], frame[5], frame[6] = qw, qx, qy, qz
+    _pose_errors(kind, g, frame, err)
+    return pose_met(err, tp, tr, mode)
+
+
+@njit(inline="always", **JIT)
+def jacobian(seg_i, seg_f, seg, tip, px, py, pz, has_p, has_r, wp, wr, r0, Je):
+    """Je ← Jacobian of the reduced residual (FK of the chain in seg, goal link at p):
+    position rows wp·(a × (p − o)), rotation rows ½·wr·a per unit joint rate, summed
+    over the goal link's ancestors."""
+    Je[:, :] = 0.0
+    h = 0.5 * wr
+    s = tip
+    while s >= 0:
+        ax, ay, az = qzaxis(seg[s, 3], seg[s, 4], seg[s, 5], seg[s, 6])
+        v = seg_i[s, 2]
+        mult = seg_f[s, 7]
+        if seg_i[s, 1] == REVOLUTE:
+            if has_p:
+                dx, dy, dz = px - seg[s, 0], py - seg[s, 1], pz - seg[s, 2]
+                c = wp * mult
+                Je[0, v] += c * (ay * dz - az * dy)
+                Je[1, v] += c * (az * dx - ax * dz)
+                Je[2, v] += c * (ax * dy - ay * dx)
+            if has_r:
+                c = h * mult
+                Je[r0, v] += c * ax
+                Je[r0 + 1, v] += c * ay
+                Je[r0 + 2, v] += c * az
+        elif has_p:
+            c = wp * mult
+            Je[0, v] += c * ax
+            Je[1, v] += c * ay
+            Je[2, v] += c * az
+        s = seg_i[s, 0]
+
+
+@njit(inline="always", **JIT)
+def goal_rows(gi, gf, gw):
+    """(kind, has_p, has_r, wp, wr, r0, R) of goal 0: which residual rows it has, their
+    weights, the first rotation row and the number of reduced rows."""
+    kind = gi[0, 0]
+    w = gw[0]
+    has_p, has_r = kind != ORIENTATION, kind != POSITION
+    wr = w * (gf[0, 7] if kind == POSE else 1.0)
+    r0 = 3 if has_p else 0
+    return kind, has_p, has_r, w, wr, r0, r0 + (3 if has_r else 0)
+
+
