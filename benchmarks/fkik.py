@@ -4,6 +4,8 @@ Targets: FK of uniform random configurations; seeds: independent uniform draws; 
 goal on the group's tip; success = within limits AND position error ≤ 1e-5 m AND rotation
 angle ≤ 1e-5 rad, checked here from the returned q (not taken from the solver). Times
 are of the plain `bioik.solve(...)` call, goal construction included, after a warm-up.
+"overhead" is the median time of the same call when the seed already solves the goal
+(the search evaluates a single configuration): everything a call costs that is not search.
 
 Usage: python3 benchmarks/fkik.py [--robots ur5 panda iiwa14] [--solvers lm bio2_lm]
                                    [--targets 1000] [--timeout 0.005] [--seed 0]
@@ -53,6 +55,13 @@ def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -
             raise AssertionError(f"{solver} claimed success for a wrong answer on {robot_name}")
         ok.append(good)
         restarts.append(res.restarts)
+    # overhead: the same call when the seed already solves the goal (the search evaluates
+    # one configuration), so its time is everything that is not search
+    overhead = []
+    for q, T in zip(qs[:200], poses[:200]):
+        t = time.perf_counter()
+        bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=q, timeout=timeout, solver=solver)
+        overhead.append(time.perf_counter() - t)
     times_ms = np.array(times) * 1e3
     ok = np.array(ok)
     return {
@@ -63,6 +72,7 @@ def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -
         "median_ms": float(np.median(times_ms)),
         "mean_ms": float(times_ms.mean()),
         "median_restarts": float(np.median(restarts)),
+        "overhead_us": float(np.median(overhead)) * 1e6,
     }
 
 
@@ -75,14 +85,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     print(f"FK/IK test: {args.targets} targets, timeout {args.timeout * 1e3:g} ms, random seed states, tolerance 1e-5 m / 1e-5 rad")
-    print("| robot | solver | success % | success ≤ 1 ms % | median ms | mean ms | median restarts |")
-    print("|---|---|---|---|---|---|---|")
+    print("| robot | solver | success % | success ≤ 1 ms % | median ms | mean ms | median restarts | overhead µs |")
+    print("|---|---|---|---|---|---|---|---|")
     for robot in args.robots:
         for solver in args.solvers:
             r = run(robot, solver, args.targets, args.timeout, args.seed)
             print(
                 f"| {r['robot']} | {r['solver']} | {r['success']:.1f} | {r['within_1ms']:.1f} | "
-                f"{r['median_ms']:.3f} | {r['mean_ms']:.3f} | {r['median_restarts']:g} |",
+                f"{r['median_ms']:.3f} | {r['mean_ms']:.3f} | {r['median_restarts']:g} | {r['overhead_us']:.1f} |",
                 flush=True,
             )
 

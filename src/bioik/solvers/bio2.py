@@ -41,8 +41,8 @@ from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
-from bioik.solvers.lm_pose import pose_attempt, workspace
-from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start
+from bioik.solvers.lm_pose import pose_attempt
+from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start, workspace
 from bioik.solvers.rng import randint, random_configuration, uniform
 
 #: Memetic variants.
@@ -559,10 +559,11 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
 @njit(**JIT)
 def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
-    clipped = query_start(ibuf, fbuf, row, q, io)
+    parts = unpack(ibuf, fbuf)
+    clipped = query_start(parts, row, q, io)
     if clipped < 0:
         return -1
     stats = np.zeros(2, dtype=np.int64)
     found = bio2_search(ibuf, fbuf, q, io[SETTINGS : SETTINGS + int(io[N_SETTINGS])], io[:5], stats, normals)
     io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
-    return query_finish(ibuf, fbuf, q, io, clipped, found)
+    return query_finish(parts, q, io, clipped, found, workspace(parts[0], q.shape[0]))

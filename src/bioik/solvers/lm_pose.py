@@ -19,17 +19,9 @@ from bioik.solvers.linalg import damped_step
 from bioik.solvers.clock import now
 from bioik.solvers.pose_query import (
     BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, SETTINGS,
-    goal_rows, jacobian, met, query_finish, query_start, residual, tip_frame,
+    goal_rows, jacobian, met, query_finish, query_start, residual, tip_frame, workspace,
 )
 from bioik.solvers.rng import random_configuration
-
-
-@njit(**JIT)
-def workspace(seg_i, n):
-    """Scratch for `pose_attempt` (FK segments, residual, Jacobian, normal equations, step,
-    frame, errors, trial point), allocated once per search."""
-    return (np.empty((max(seg_i.shape[0], 1), 7)), np.empty(6), np.empty((6, n)), np.empty((max(6, n), max(6, n))),
-            np.empty(max(6, n)), np.empty(n), np.empty(7), np.empty(6), np.empty(n))
 
 
 @njit(**JIT)
@@ -81,10 +73,11 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     at `tolerance_scale` × the tolerances, the iteration budget is spent or the deadline
     (read between attempts) has passed; q ← the best configuration found. Returns 1 if
     the internal test passed, 0 if not, −1 if the seed is not finite (nothing searched)."""
-    clipped = query_start(ibuf, fbuf, row, q, io)
+    parts = unpack(ibuf, fbuf)
+    clipped = query_start(parts, row, q, io)
     if clipped < 0:
         return -1
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(int(io[SEED]))
@@ -111,4 +104,4 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         random_configuration(rng, slo, shi, x)
         restarts += 1
     io[ITERATIONS], io[RESTARTS] = evaluated, restarts
-    return query_finish(ibuf, fbuf, q, io, clipped, found)
+    return query_finish(parts, q, io, clipped, found, work)

@@ -21,7 +21,6 @@ from numba import njit
 from bioik.goals.acceptance import _pose_errors, pose_met
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
-from bioik.goals.layout import unpack
 from bioik.kinematics.fk import _segment
 from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
 from bioik.kinematics.limits import wrap_near
@@ -46,11 +45,12 @@ def new_io(settings: np.ndarray, multiturn: np.ndarray) -> np.ndarray:
 
 
 @njit(inline="always", **JIT)
-def query_start(ibuf, fbuf, row, q, io):
-    """Store the goal's row, weight and tolerances into the problem buffers; unless
+def query_start(parts, row, q, io):
+    """parts: the problem buffers' views (`unpack`, taken once per query: it costs more
+    than a pose solve's FK). Store the goal's row, weight and tolerances into the problem buffers; unless
     io[RANDOM_START], check the seed q (−1: not finite), clip it into the limits (1 if it
     was outside, else 0) and make it the reference of the turn wrapping."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
     gf[0, : row.shape[0]] = row
     gw[0], gt[0, 0], gt[0, 1] = io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL]
     if io[RANDOM_START] > 0.0:
@@ -67,24 +67,51 @@ def query_start(ibuf, fbuf, row, q, io):
 
 
 @njit(inline="always", **JIT)
-def query_finish(ibuf, fbuf, q, io, clipped, found):
+def query_finish(parts, q, io, clipped, found, work):
     """Wrap q to the turn nearest the reference, then the exact acceptance test at q (FK,
     then `pose_met`, the test `evaluate` applies) into io[REPORT:]; the clip flag into io.
-    Returns 1 if the search's own test passed (found), else 0."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    work: a `workspace`. Returns 1 if the search's own test passed (found), else 0."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
     wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    e = np.empty(6)
+    seg, e, _, _, _, _, frame, err, _ = work
     px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
     cost = 2.0 * residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
-    dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, np.empty(7), np.empty(6), gt[0, 0], gt[0, 1], int(io[MODE]))
+    dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, gt[0, 0], gt[0, 1], int(io[MODE]))
     report = io[REPORT:]
     report[0], report[1], report[2] = 1.0 if ok else 0.0, cost, 0.0
     report[3], report[4], report[5] = dp, dr, cost
     io[CLIPPED] = clipped
     return 1 if found else 0
+
+
+@njit(**JIT)
+def workspace(seg_i, n):
+    """Scratch for the pose helpers, carved from one allocation: (FK segments, reduced
+    residual, its Jacobian, normal equations, right-hand side, step, frame, errors, trial
+    point) for a chain of seg_i.shape[0] segments and n variables."""
+    S = max(seg_i.shape[0], 1)
+    m = max(6, n)
+    buf = np.empty(7 * S + 6 + 6 * n + m * m + m + n + 7 + 6 + n)
+    k = 0
+    seg = buf[k : k + 7 * S].reshape((S, 7))
+    k += 7 * S
+    e = buf[k : k + 6]
+    k += 6
+    Je = buf[k : k + 6 * n].reshape((6, n))
+    k += 6 * n
+    M = buf[k : k + m * m].reshape((m, m))
+    k += m * m
+    b = buf[k : k + m]
+    k += m
+    dq = buf[k : k + n]
+    k += n
+    frame = buf[k : k + 7]
+    k += 7
+    err = buf[k : k + 6]
+    k += 6
+    return seg, e, Je, M, b, dq, frame, err, buf[k : k + n]
 
 
 @njit(inline="always", **JIT)
