@@ -306,14 +306,18 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
     its cost. Quadratic (eq. 3.3) or linear (R 3.5.2) step along the L1-normalised
     forward-difference gradient, while the primary cost improves."""
     n = x.shape[0]
+    L = toff.shape[1]
     for it in range(gens):
         sign = h if uniform(rng) < 0.5 else -h
         norm = 0.0
+        xt[0, :] = x
+        offsets(J0, x0, xt, 0, toff, 1)  # offsets at x; moving gene v adds sign·J0[:, v]
         for v in range(n):
-            xt[0, :] = x
-            xt[0, v] += sign
-            offsets(J0, x0, xt, 0, toff, 0)
+            xt[0, v] = x[v] + sign
+            for k in range(L):
+                toff[0, k] = toff[1, k] + J0[k, v] * sign
             score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+            xt[0, v] = x[v]
             grad[v] = (f2[0] - fx) / sign
             norm += abs(grad[v])
         if not norm > 0.0:
@@ -458,7 +462,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     scratch = np.empty((4 * MAX_LINK_ROWS, 3))
     errors = np.empty((G, 2))
     f2 = np.empty(2)
-    toff = np.empty((1, L))
+    toff = np.empty((2, L))
     x = np.empty(n)
     xt = np.empty((1, n))
     d = np.empty(n)
