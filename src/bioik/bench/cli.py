@@ -1,8 +1,9 @@
 """`bioik bench run | report | plot`: the benchmark's command line (registered in `bioik.cli`).
 
 Every input is checked before the results DB is opened for writing, so bad input (unknown
-robot, test, solver or parameter; an unwritable DB; a file that is not a results DB) gives
-one error line (exit status 2 from `bioik.cli.main`) and leaves nothing half-written.
+robot, test, solver, parameter or seed mode; a malformed experiment file; an unwritable DB;
+a file that is not a results DB) gives one error line (exit status 2 from `bioik.cli.main`)
+and leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -10,8 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from bioik.bench.targets import TESTS
+from bioik.bench.targets import SCALE_ROBOTS, SEED_MODES, TESTS
+
+TOML_KEYS = ("robots", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "db")
 
 
 def _param(text: str) -> tuple[str, object]:
@@ -25,51 +31,207 @@ def _param(text: str) -> tuple[str, object]:
         return name, value
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """Run robot × solver experiments of one test into the DB, then print the report.
+@dataclass
+class Plan:
+    """One `bench run`, checked: tests × robots × solvers with their settings (params per solver)."""
 
-    Ctrl-C stops cleanly (exit status 130): completed rows are kept, and re-running the same
-    command resumes with the missing targets.
+    robots: list[str]
+    tests: list[str]
+    solvers: list[str]
+    params: dict[str, dict[str, Any]]
+    targets: int
+    timeout: float
+    seed: int
+    seed_mode: str | None
+    seed_config: list[float] | None
+    db: str
+    source: str | None = None  # the experiment file, named in errors
+
+    def robots_for(self, test: str) -> list[str]:
+        """The robots `test` runs on: the snakes SCALE_ROBOTS for `scale`, else the given robots."""
+        return list(SCALE_ROBOTS) if test == "scale" else self.robots
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run robot × solver experiments of one test (or those of an experiment file) into the DB,
+    then print the report.
+
+    Ctrl-C stops cleanly (exit status 130): completed rows are kept, one line says how to
+    resume (re-running the same command solves only the missing targets).
     """
     try:
         return _run(args)
     except KeyboardInterrupt:
-        print("interrupted: completed rows are kept; re-run the same command to resume", file=sys.stderr)
+        print("interrupted: completed rows are kept in the DB; re-run the same command to resume", file=sys.stderr)
         return 130
 
 
-def _run(args: argparse.Namespace) -> int:
+def _plan_from_args(args: argparse.Namespace) -> Plan:
+    """The plan of a `bench run` given by options; ValueError naming a missing or bad option."""
+    if args.test is None:
+        raise ValueError(f"--test is required (one of {', '.join(TESTS)}), or give an experiment file")
+    if args.db is None:
+        raise ValueError("--db is required (the results DB, created if missing)")
+    if args.test == "scale" and args.robot:
+        raise ValueError(f"--test scale runs on {', '.join(SCALE_ROBOTS)}: drop --robot (or use --robot snakeN with --test fkik)")
+    if args.test != "scale" and not args.robot:
+        raise ValueError("--robot is required (a bundled robot name, snakeN or a URDF path) except with --test scale")
     import bioik
-    from bioik.bench.report import markdown
-    from bioik.bench.runner import run_experiment, warm_up
-    from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_test, generate
 
-    check_test(args.test)
-    if args.targets < 1:
-        raise ValueError(f"--targets must be ≥ 1; got {args.targets}")
-    if not args.timeout > 0:
-        raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
     solvers = args.solver or [bioik.solvers.DEFAULT_SOLVER]
-    for s in solvers:
+    params = dict(args.param or [])
+    return Plan(args.robot or [], [args.test], solvers, {s: dict(params) for s in solvers}, 100 if args.targets is None else args.targets,
+                0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
+                args.seed_config, args.db)
+
+
+def _read_toml(path: str) -> dict[str, Any]:
+    """The TOML table in `path`; ValueError naming the file for an unreadable or malformed one."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the experiment file ({e.strerror or e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML ({e})") from None
+
+
+def _names(path: str, data: dict[str, Any], key: str) -> list[str]:
+    """data[key] as a list of names: a string or a list of strings (else ValueError naming file and key)."""
+    value = data.get(key, [])
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{path}: {key} must be a string or a list of strings; got {value!r}")
+    return value
+
+
+def _number(path: str, data: dict[str, Any], key: str, kind: type, default: Any) -> Any:
+    """data[key] checked to be an int (kind=int) or a number (kind=float), else `default`."""
+    value = data.get(key, default)
+    ok = isinstance(value, int) if kind is int else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok:
+        raise ValueError(f"{path}: {key} must be {'an integer' if kind is int else 'a number'}; got {value!r}")
+    return kind(value)
+
+
+def _params(path: str, data: dict[str, Any], solvers: list[str]) -> dict[str, dict[str, Any]]:
+    """Per-solver parameters from `params`: plain values are common to every solver, and a
+    table under a solver's name adds (or overrides) that solver's own."""
+    table = data.get("params", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: params must be a table (NAME = VALUE, or [params.SOLVER] tables); got {table!r}")  # noqa: TRY004
+    common = {k: v for k, v in table.items() if not isinstance(v, dict)}
+    for name, value in table.items():
+        if isinstance(value, dict) and name not in solvers:
+            raise ValueError(f"{path}: [params.{name}] is not one of the solvers run ({', '.join(solvers)})")
+    return {s: {**common, **table.get(s, {})} for s in solvers}
+
+
+def _plan_from_toml(path: str, db: str | None) -> Plan:
+    """The plan in the experiment file `path` (`db` from --db overrides the file's; a relative
+    `db` in the file is relative to the file's directory); ValueError naming the file."""
+    import bioik
+
+    data = _read_toml(path)
+    unknown = sorted(set(data) - set(TOML_KEYS))
+    if unknown:
+        raise ValueError(f"{path}: unknown key {unknown[0]!r}; known: {', '.join(TOML_KEYS)}")
+    tests = _names(path, data, "tests")
+    if not tests:
+        raise ValueError(f"{path}: tests is required (a list of {', '.join(TESTS)})")
+    robots = _names(path, data, "robots")
+    if not robots and any(t != "scale" for t in tests):
+        raise ValueError(f"{path}: robots is required (a list of robot names) for tests other than scale")
+    solvers = _names(path, data, "solvers") or [bioik.solvers.DEFAULT_SOLVER]
+    seed_mode = data.get("seed_mode")
+    if seed_mode is not None and not isinstance(seed_mode, str):
+        raise ValueError(f"{path}: seed_mode must be a string (one of {', '.join(SEED_MODES)}); got {seed_mode!r}")
+    seed_config = data.get("seed_config")
+    if seed_config is not None and (not isinstance(seed_config, list) or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in seed_config)):
+        raise ValueError(f"{path}: seed_config must be a list of numbers (joint values); got {seed_config!r}")
+    if db is None:
+        if not isinstance(data.get("db"), str):
+            raise ValueError(f"{path}: db (the results DB path) is required in the file or as --db")
+        db = str(Path(path).parent / data["db"])
+    return Plan(robots, tests, solvers, _params(path, data, solvers), _number(path, data, "targets", int, 100),
+                _number(path, data, "timeout", float, 0.005), _number(path, data, "seed", int, 0), seed_mode,
+                None if seed_config is None else [float(x) for x in seed_config], db, path)
+
+
+def _plan(args: argparse.Namespace) -> Plan:
+    """The plan of `bench run`: from the experiment file if given (then only --db may be added), else the options."""
+    if args.experiment is None:
+        return _plan_from_args(args)
+    given = [opt for opt, value in (("--robot", args.robot), ("--test", args.test), ("--solver", args.solver),
+                                    ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
+                                    ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config))
+             if value is not None]
+    if given:
+        raise ValueError(f"{args.experiment}: with an experiment file only --db may be given; got {', '.join(given)}")
+    return _plan_from_toml(args.experiment, args.db)
+
+
+def _check(plan: Plan) -> dict[str, Any]:
+    """Check every input of `plan` before anything is written; returns the robots by name."""
+    import bioik
+    from bioik.bench.runner import fixed_seed, warm_up
+    from bioik.bench.store import ResultStore
+    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode, load_robot
+
+    for test in plan.tests:
+        check_test(test)
+        check_seed_mode(default_seed_mode(test) if plan.seed_mode is None else plan.seed_mode)
+    if plan.targets < 1:
+        raise ValueError(f"the number of targets must be ≥ 1; got {plan.targets}")
+    if not plan.timeout > 0:
+        raise ValueError(f"the timeout must be > 0 seconds; got {plan.timeout}")
+    for s in plan.solvers:
         if s not in bioik.solvers.names():
             raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}")
-    ResultStore.check_writable(args.db)
-    params = dict(args.param or [])
-    robots = {name: bioik.load_robot(name) for name in args.robot}
+    ResultStore.check_writable(plan.db)
+    robots = {name: load_robot(name) for test in plan.tests for name in plan.robots_for(test)}
+    for test in plan.tests:
+        for name in plan.robots_for(test):
+            try:
+                fixed_seed(robots[name], plan.seed_mode or default_seed_mode(test), plan.seed_config)
+            except ValueError as e:
+                raise ValueError(f"seed config for robot {name!r}: {e}") from None
     for robot in robots.values():
-        for s in solvers:
-            warm_up(robot, s, args.timeout, params)  # an unknown parameter fails here, before any write
-    with ResultStore(args.db, create=True) as store:
-        for name, robot in robots.items():
-            targets = generate(robot, args.test, args.targets, args.seed)
-            for s in solvers:
-                summary = run_experiment(store, robot, name, args.test, s, args.targets, args.timeout, args.seed,
-                                         params, targets=targets)
-                if summary.interrupted:
-                    print(f"{name}/{args.test}/{s}: stopped after {summary.skipped + summary.ran}/{summary.n_targets} targets",
-                          file=sys.stderr)
-                    raise KeyboardInterrupt
+        for s in plan.solvers:
+            warm_up(robot, s, plan.timeout, plan.params[s])  # an unknown parameter fails here, before any write
+    return robots
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bioik.bench.report import markdown
+    from bioik.bench.runner import run_experiment
+    from bioik.bench.store import ResultStore
+    from bioik.bench.targets import generate
+
+    plan = _plan(args)
+    try:
+        robots = _check(plan)
+    except (ValueError, KeyError) as e:
+        if plan.source is None:
+            raise
+        raise ValueError(f"{plan.source}: {e.args[0] if isinstance(e, KeyError) and e.args else e}") from None
+    with ResultStore(plan.db, create=True) as store:
+        for test in plan.tests:
+            for name in plan.robots_for(test):
+                targets = generate(robots[name], test, plan.targets, plan.seed)
+                for s in plan.solvers:
+                    summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
+                                             plan.params[s], targets=targets, seed_mode=plan.seed_mode,
+                                             seed_config=plan.seed_config)
+                    if summary.interrupted:
+                        print(f"interrupted: {name}/{test}/{s} stopped after {summary.skipped + summary.ran}/{summary.n_targets}"
+                              " targets; completed rows are kept in the DB; re-run the same command to resume", file=sys.stderr)
+                        return 130
         print(markdown(store))
     return 0
 
@@ -100,15 +262,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     bench = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
                            description="Benchmark solvers (SPEC §2.6): results in SQLite, markdown report, plots.")
     bsub = bench.add_subparsers(dest="bench_command", required=True)
-    run = bsub.add_parser("run", help="run experiments (resumes an interrupted one)")
-    run.add_argument("--robot", action="append", required=True, help="bundled robot name or URDF path (repeatable)")
-    run.add_argument("--test", required=True, help=f"one of {', '.join(TESTS)}")
+    run = bsub.add_parser("run", help="run experiments (resumes an interrupted one)",
+                          description="Run experiments given by options, or by an experiment file (TOML with keys "
+                                      f"{', '.join(TOML_KEYS)}; a relative db is relative to the file).")
+    run.add_argument("experiment", nargs="?", help="experiment file (TOML); then only --db may be given, overriding the file's db")
+    run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path "
+                                                        "(repeatable; required except with --test scale)")
+    run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)})")
     run.add_argument("--solver", action="append", help="solver name (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
-    run.add_argument("--targets", type=int, default=100, help="number of targets (default 100)")
-    run.add_argument("--timeout", type=float, default=0.005, help="seconds per solve (default 0.005)")
-    run.add_argument("--seed", type=int, default=0, help="target generation seed (default 0)")
-    run.add_argument("--db", required=True, help="results DB (created if missing)")
+    run.add_argument("--targets", type=int, help="number of targets (default 100)")
+    run.add_argument("--timeout", type=float, help="seconds per solve (default 0.005)")
+    run.add_argument("--seed", type=int, help="target generation seed (default 0)")
+    run.add_argument("--seed-mode", help="start of each solve: random (stored uniform draws), none (the solver's own), "
+                                         "fixed (--seed-config, default the robot's centre), warm (the previous solution); "
+                                         "default warm for track, else random")
+    run.add_argument("--seed-config", type=float, nargs="+", metavar="V", help="joint values of the fixed seed (only with --seed-mode fixed)")
+    run.add_argument("--db", help="results DB (created if missing; required without an experiment file)")
     run.set_defaults(func=cmd_run)
     rep = bsub.add_parser("report", help="print the markdown report of a results DB")
     rep.add_argument("db", help="results DB")

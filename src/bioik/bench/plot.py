@@ -1,6 +1,6 @@
 """Cumulative solve-rate plots [E Fig. 6.1]: % of targets solved within a time (log-x) and
 within a number of iterations (`Result.iterations`, see `report`), one curve per solver,
-one figure per (robot, test, timeout, targets, seed), written as PNG and SVG.
+one figure per (robot, test, timeout, targets, seed, seed mode), written as PNG and SVG.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bioik.bench.report import experiment_label
+from bioik.bench.report import experiment_label, group_key, group_title
 from bioik.bench.store import BenchError, ResultStore
 
 
@@ -32,11 +32,13 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    groups: dict[tuple[str, str, float, int, int], list] = {}
+    groups: dict[tuple[str, str, float, int, int, str], list] = {}
     for exp in store.experiments():
-        groups.setdefault((exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed), []).append(exp)
+        groups.setdefault(group_key(exp), []).append(exp)
     written = []
-    for (robot, test, timeout, n, seed), exps in groups.items():
+    for key, exps in groups.items():
+        robot, test, timeout, n, seed, _ = key
+        seed_mode = exps[0].seed_mode
         fig, (ax_t, ax_i) = plt.subplots(1, 2, figsize=(11, 4.2))
         for exp in exps:
             rows = [r for r in store.results(exp.id) if r.solved]
@@ -53,9 +55,11 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(loc="upper left", fontsize="small")
         ax_t.axvline(timeout * 1e3, color="grey", linestyle="--", linewidth=0.8)
-        fig.suptitle(f"{robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed}")
+        fig.suptitle(group_title(key))
         fig.tight_layout()
-        stem = f"{robot}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}"
+        stem = f"{robot}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}" + ("" if seed_mode == "random" else f"_{seed_mode}")
+        if exps[0].seed_config is not None:  # fixed at a given configuration: one file per configuration
+            stem += f"_{len(written) // 2}"
         for ext in ("png", "svg"):
             path = out / f"{stem}.{ext}"
             fig.savefig(path, dpi=120)

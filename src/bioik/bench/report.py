@@ -5,15 +5,20 @@
 solution callback, so callback calls are 0 (they are stored too). Rates are over all
 n_targets of the experiment (a target not yet run counts as unsolved); the time columns
 are over the targets run, solved or not (a failure's time is the time it took to give up).
+
+`track` experiments (a path) add the max position error and the mean and max joint
+displacement per step, ‖q_i − q_{i−1}‖ over consecutive targets that both have a stored
+solution (how smoothly the solver follows the path).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
-from bioik.bench.store import Experiment, ResultStore
+from bioik.bench.store import Experiment, ResultRow, ResultStore
 
 TIME_THRESHOLDS_MS = (5, 10, 100, 1000)
 ITERATION_THRESHOLDS = (1, 2, 3, 5, 10, 100)
@@ -31,11 +36,20 @@ class Summary:
     mean_ms: float
     median_ms: float
     mean_position_error: float
+    max_position_error: float
+    mean_step: float
+    max_step: float
 
 
 def time_thresholds(timeout: float) -> tuple[int, ...]:
     """The time thresholds (ms) reported for a run with this timeout (those ≤ the timeout)."""
     return tuple(t for t in TIME_THRESHOLDS_MS if t <= timeout * 1e3 * (1 + 1e-9))
+
+
+def joint_steps(rows: list[ResultRow]) -> np.ndarray:
+    """‖q_i − q_{i−1}‖ for consecutive target indices that both have a row (rows in index order)."""
+    return np.array([float(np.linalg.norm(np.subtract(b.solution, a.solution)))
+                     for a, b in pairwise(rows) if b.target_index == a.target_index + 1])
 
 
 def summarize(store: ResultStore, exp: Experiment) -> Summary:
@@ -50,6 +64,8 @@ def summarize(store: ResultStore, exp: Experiment) -> Summary:
         return 100.0 * float(np.count_nonzero(mask)) / n
 
     nan = float("nan")
+    steps = joint_steps(rows)
+    errors = np.array([r.position_error for r in rows])
     return Summary(
         exp,
         len(rows),
@@ -58,7 +74,10 @@ def summarize(store: ResultStore, exp: Experiment) -> Summary:
         {k: rate(solved & (iters <= k)) for k in ITERATION_THRESHOLDS},
         float(ms.mean()) if rows else nan,
         float(np.median(ms)) if rows else nan,
-        float(np.mean([r.position_error for r in rows])) if rows else nan,
+        float(errors.mean()) if rows else nan,
+        float(errors.max()) if rows else nan,
+        float(steps.mean()) if len(steps) else nan,
+        float(steps.max()) if len(steps) else nan,
     )
 
 
@@ -68,23 +87,41 @@ def experiment_label(exp: Experiment) -> str:
     return f"{exp.solver} ({params})" if params else exp.solver
 
 
+def group_key(exp: Experiment) -> tuple[str, str, float, int, int, str]:
+    """What experiments share a table (and a plot): all but the solver and its parameters."""
+    seeding = exp.seed_mode if exp.seed_config is None else f"{exp.seed_mode} {' '.join(f'{x:g}' for x in exp.seed_config)}"
+    return (exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed, seeding)
+
+
+def group_title(key: tuple[str, str, float, int, int, str]) -> str:
+    """The heading of a table or plot, e.g. `ur5 · fkik · timeout 5 ms · 100 targets · seed 0 · seeds random`."""
+    robot, test, timeout, n, seed, seeding = key
+    words = seeding.split()
+    if len(words) > 7:  # a long fixed configuration: its first values
+        seeding = " ".join(words[:7]) + " …"
+    return f"{robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed} · seeds {seeding}"
+
+
 def markdown(store: ResultStore) -> str:
     """Markdown tables for every experiment in `store`, one table per (robot, test, timeout)."""
-    groups: dict[tuple[str, str, float, int, int], list[Summary]] = {}
+    groups: dict[tuple[str, str, float, int, int, str], list[Summary]] = {}
     for exp in store.experiments():
-        groups.setdefault((exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed), []).append(summarize(store, exp))
+        groups.setdefault(group_key(exp), []).append(summarize(store, exp))
     out = []
-    for (robot, test, timeout, n, seed), sums in groups.items():
+    for (robot, test, timeout, n, seed, seeding), sums in groups.items():
         ts = time_thresholds(timeout)
+        track = test == "track"
         head = (["solver", "run", "success %"] + [f"≤ {t} ms %" for t in ts] + [f"≤ {k} it %" for k in ITERATION_THRESHOLDS]
-                + ["mean ms", "median ms", "mean pos err m"])
-        out.append(f"### {robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed}\n")
+                + ["mean ms", "median ms", "mean pos err m"]
+                + (["max pos err m", "mean step rad", "max step rad"] if track else []))
+        out.append(f"### {group_title((robot, test, timeout, n, seed, seeding))}\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         for s in sums:
             cells = ([experiment_label(s.experiment), f"{s.n_run}/{n}", f"{s.success:.1f}"] + [f"{s.within_ms[t]:.1f}" for t in ts]
                      + [f"{s.within_iterations[k]:.1f}" for k in ITERATION_THRESHOLDS]
-                     + [f"{s.mean_ms:.3f}", f"{s.median_ms:.3f}", f"{s.mean_position_error:.3g}"])
+                     + [f"{s.mean_ms:.3f}", f"{s.median_ms:.3f}", f"{s.mean_position_error:.3g}"]
+                     + ([f"{s.max_position_error:.3g}", f"{s.mean_step:.4g}", f"{s.max_step:.4g}"] if track else []))
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)

@@ -7,6 +7,10 @@ The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m
 angle ≤ 1e-5 rad, SPEC §3), never taken from `Result.success`. Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
 the same experiment solves only the missing targets.
+
+The seed mode (see `targets`) picks each solve's start; targets are solved in index order,
+so in `warm` mode a resumed run continues from the last stored solution. In `none` mode the
+stored seed states are drawn as in `random` but not used.
 """
 
 from __future__ import annotations
@@ -14,14 +18,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 import bioik
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import Targets, generate, pose_errors
+from bioik.bench.targets import Targets, check_seed_mode, default_seed_mode, generate, pose_errors
 from bioik.kinematics.robot import Robot
 
 POSITION_TOLERANCE = 1e-5
@@ -58,6 +62,26 @@ def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[bool, f
     dp, angle = pose_errors(robot, tip, T, q)
     ok = bool(robot.within_limits(q)) and dp <= POSITION_TOLERANCE and angle <= ROTATION_TOLERANCE
     return ok, dp, angle
+
+
+def fixed_seed(robot: Robot, seed_mode: str, seed_config: Any = None) -> np.ndarray | None:
+    """The `fixed` mode's start configuration (the robot's centre unless `seed_config` is given),
+    None for the other modes; ValueError for a config in another mode or of the wrong length."""
+    if seed_mode != "fixed":
+        if seed_config is not None:
+            raise ValueError(f"a seed configuration is only used with seed mode 'fixed'; got seed mode {seed_mode!r}")
+        return None
+    return robot.center() if seed_config is None else robot.check(seed_config, "the seed configuration")
+
+
+def _start(seed_mode: str, i: int, targets: Targets, solutions: dict[int, list[float]]) -> np.ndarray | None:
+    """The seed of target i: None in `none` mode, the solution of target i−1 in `warm` mode
+    when there is one, else the stored seed state (the fixed config in `fixed` mode)."""
+    if seed_mode == "none":
+        return None
+    if seed_mode == "warm" and i - 1 in solutions:
+        return np.asarray(solutions[i - 1], dtype=float)
+    return targets.seeds[i]
 
 
 class _Progress:
@@ -103,18 +127,27 @@ def run_experiment(
     params: dict[str, Any] | None = None,
     solve: SolveFn = bioik.solve,
     targets: Targets | None = None,
+    seed_mode: str | None = None,
+    seed_config: Any = None,
 ) -> RunSummary:
     """Solve the targets of (robot_name, test, n_targets, seed) missing from the store with `solver`.
 
     `solve` is the function timed (default `bioik.solve`); `targets` may be passed when already
-    generated. KeyboardInterrupt stops the run after the last whole row (summary.interrupted).
+    generated. `seed_mode` defaults to the test's (`default_seed_mode`); `seed_config` is the
+    `fixed` mode's start (default: the robot's centre), stored as every target's seed state.
+    KeyboardInterrupt stops the run after the last whole row (summary.interrupted).
     """
     params = dict(params or {})
+    seed_mode = check_seed_mode(default_seed_mode(test) if seed_mode is None else seed_mode)
+    fixed = fixed_seed(robot, seed_mode, seed_config)
     targets = generate(robot, test, n_targets, seed) if targets is None else targets
+    if fixed is not None:
+        targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
     warm_up(robot, solver, timeout, params, solve)
-    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed)
+    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed)
     targets = store.targets(eid)
     done = store.done(eid)
+    solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}
     summary = RunSummary(eid, len(targets), skipped=len(done))
     progress = _Progress(f"{robot_name}/{test}/{solver}", len(targets))
     tip = targets.tip
@@ -123,12 +156,15 @@ def run_experiment(
             if i in done:
                 continue
             T = targets.poses[i]
+            start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
             t0 = time.perf_counter()
-            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=targets.seeds[i], timeout=timeout, solver=solver, **params)
+            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver, **params)
             elapsed = time.perf_counter() - t0
             ok, dp, angle = check(robot, tip, T, res.q)
+            solution = [float(x) for x in res.q]
             store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),
-                                            dp, angle, [float(x) for x in res.q]))
+                                            dp, angle, solution))
+            solutions[i] = solution
             summary.ran += 1
             summary.solved += ok
             progress.update(summary.skipped + summary.ran, summary.ran, summary.solved)

@@ -1,9 +1,14 @@
 """The results database (SQLite, [E 5.2]): experiments, their targets and per-target results.
 
-An experiment is identified by (robot, test, solver, params, timeout, n_targets, seed);
-re-opening the same experiment reuses its row, so an interrupted run resumes. Each
-result row is committed in its own transaction: a run stopped at any point leaves only
+An experiment is identified by (robot, test, solver, params, timeout, n_targets, seed,
+seed_mode, seed_config); re-opening the same experiment reuses its row, so an interrupted
+run resumes. seed_config is the JSON configuration of the `fixed` seed mode, '' otherwise.
+Each result row is committed in its own transaction: a run stopped at any point leaves only
 whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
+
+Format versions (meta 'version'): 1 had no seed mode (every experiment was `random`); a
+version-1 file opened for writing is upgraded in place to 2 (one transaction), and read
+as-is (seed mode `random`) when opened read-only.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 FORMAT = "bioik-bench"
-VERSION = 1
+VERSION = 2
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,8 +41,10 @@ CREATE TABLE experiments (
     robot TEXT NOT NULL, test TEXT NOT NULL, solver TEXT NOT NULL, params TEXT NOT NULL,
     timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
     created TEXT NOT NULL, environment TEXT NOT NULL,
-    UNIQUE (robot, test, solver, params, timeout, n_targets, seed)
+    seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
+    UNIQUE (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
 );
+-- end of experiments (the version-1 upgrade copies the table definition above from here)
 CREATE TABLE targets (
     experiment INTEGER NOT NULL REFERENCES experiments(id), target_index INTEGER NOT NULL,
     tip TEXT NOT NULL, pose TEXT NOT NULL, seed_state TEXT NOT NULL, witness TEXT,
@@ -71,6 +78,8 @@ class Experiment:
     seed: int
     created: str
     environment: dict[str, Any]
+    seed_mode: str = "random"
+    seed_config: list[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,7 @@ class ResultStore:
         except sqlite3.Error as e:
             raise BenchError(f"{self.path}: cannot open{' for writing' if create else ''} ({e})") from None
         self.writable = create
+        self.version = VERSION
         try:
             self._check_or_init(create and (not exists or self.path.stat().st_size == 0))
         except BaseException:
@@ -180,6 +190,29 @@ class ResultStore:
             raise BenchError(f"{self.path}: not a bioik results DB ({e})") from None
         if fmt is None or fmt[0] != FORMAT:
             raise BenchError(f"{self.path}: not a bioik results DB (no '{FORMAT}' format marker)")
+        version = self.conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        self.version = int(version[0]) if version is not None else 1
+        if self.version > VERSION:
+            raise BenchError(f"{self.path}: results DB format version {self.version} is newer than this bioik's ({VERSION}); upgrade bioik")
+        if self.version < VERSION and self.writable:
+            self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Version 1 → 2: rebuild `experiments` with the seed-mode columns in its identity
+        (SQLite cannot change a UNIQUE constraint in place); old rows become `random`."""
+        new_table = SCHEMA.split("CREATE TABLE experiments", 1)[1].split("-- end of experiments", 1)[0]
+        try:
+            with self.conn:
+                self.conn.execute("BEGIN")
+                self.conn.execute("CREATE TABLE experiments_v2" + new_table.rstrip().rstrip(";"))
+                cols = "id, robot, test, solver, params, timeout, n_targets, seed, created, environment"
+                self.conn.execute(f"INSERT INTO experiments_v2 ({cols}) SELECT {cols} FROM experiments")
+                self.conn.execute("DROP TABLE experiments")
+                self.conn.execute("ALTER TABLE experiments_v2 RENAME TO experiments")
+                self.conn.execute("UPDATE meta SET value=? WHERE key='version'", (str(VERSION),))
+        except sqlite3.Error as e:
+            raise BenchError(f"{self.path}: cannot upgrade the results DB to format version {VERSION} ({e})") from None
+        self.version = VERSION
 
     def close(self) -> None:
         """Close the connection (every committed row stays); a written file goes back to a
@@ -195,10 +228,15 @@ class ResultStore:
         self.close()
 
     def experiment(self, robot: str, test: str, solver: str, params: dict[str, Any], timeout: float,
-                   targets: Targets, seed: int) -> int:
-        """The id of this experiment, creating it (with its targets, in one transaction) if new."""
-        key = (robot, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets), int(seed))
-        where = "robot=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=? AND seed=?"
+                   targets: Targets, seed: int, seed_mode: str = "random", seed_config: np.ndarray | None = None) -> int:
+        """The id of this experiment, creating it (with its targets, in one transaction) if new.
+
+        `seed_config` (the `fixed` mode's configuration) is part of the identity with `seed_mode`.
+        """
+        config = "" if seed_config is None else json.dumps([float(x) for x in seed_config])
+        key = (robot, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets), int(seed), seed_mode, config)
+        where = ("robot=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=? AND seed=?"
+                 " AND seed_mode=? AND seed_config=?")
         row = self.conn.execute(f"SELECT id FROM experiments WHERE {where}", key).fetchone()
         if row is not None:
             return int(row[0])
@@ -206,8 +244,8 @@ class ResultStore:
             with self.conn:
                 self.conn.execute("BEGIN")
                 cur = self.conn.execute(
-                    "INSERT INTO experiments (robot, test, solver, params, timeout, n_targets, seed, created, environment)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO experiments (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config,"
+                    " created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps(environment())),
                 )
                 eid = int(cur.lastrowid)
@@ -236,11 +274,14 @@ class ResultStore:
         return {r[0] for r in self.conn.execute("SELECT target_index FROM results WHERE experiment=?", (experiment,))}
 
     def experiments(self) -> list[Experiment]:
-        """Every experiment, in creation order."""
+        """Every experiment, in creation order (a version-1 file's are all seed mode `random`)."""
+        seeding = "seed_mode, seed_config" if self.version >= 2 else "'random', ''"
         rows = self.conn.execute(
-            "SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment FROM experiments ORDER BY id"
+            f"SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment, {seeding}"
+            " FROM experiments ORDER BY id"
         ).fetchall()
-        return [Experiment(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], json.loads(r[9])) for r in rows]
+        return [Experiment(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], json.loads(r[9]), r[10],
+                           json.loads(r[11]) if r[11] else None) for r in rows]
 
     def results(self, experiment: int) -> list[ResultRow]:
         """The stored results of `experiment`, by target index."""

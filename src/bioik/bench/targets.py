@@ -7,18 +7,30 @@ WORKSPACE_SAMPLES random configurations, so targets near the base leave the work
 `grid` (positions on a regular grid of ⌈∛n⌉ points per axis over the bounding box of
 WORKSPACE_SAMPLES tip positions — n evenly spaced grid points when n is not a cube — with
 one fixed orientation, the tip's at the centre of the joint limits, [R 4.2]; seed states
-uniform random; many grid points are out of reach by design). The same (robot, test, n, seed) always gives identical targets.
+uniform random; many grid points are out of reach by design), `track` (a continuous path for
+the tip, solved warm-started: a circle, then a figure eight, see `_track_targets`), `scale`
+(the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS). The same (robot, test, n,
+seed) always gives identical targets.
+
+Seed modes say how a target's start configuration is chosen when it is solved (the runner
+applies them): `random` (the stored independent uniform draws), `none` (seed=None: the solver
+draws its own start), `fixed` (one configuration for every target, the robot's centre unless
+given), `warm` (the previous target's solution; the first target uses its stored seed state).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from bioik.kinematics.robot import Robot
 
-TESTS = ("fkik", "unreachable", "grid")
+TESTS = ("fkik", "unreachable", "grid", "track", "scale")
+SEED_MODES = ("random", "none", "fixed", "warm")
+SCALE_ROBOTS = ("snake30", "snake90", "snake180")
+TRACK_RADIUS_FRACTION = 0.1
 UNREACHABLE_SCALE = 3.0
 UNREACHABLE_MARGIN = 1.5
 WORKSPACE_SAMPLES = 2000
@@ -43,6 +55,30 @@ def check_test(test: str) -> str:
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
     return test
+
+
+def check_seed_mode(mode: str) -> str:
+    """`mode` if it is a known seed mode, else ValueError listing the known ones."""
+    if mode not in SEED_MODES:
+        raise ValueError(f"unknown seed mode {mode!r}; known: {', '.join(SEED_MODES)}")
+    return mode
+
+
+def default_seed_mode(test: str) -> str:
+    """The seed mode of `test` when none is given: `warm` for `track` (a path), else `random`."""
+    return "warm" if check_test(test) == "track" else "random"
+
+
+def load_robot(name: str) -> Robot:
+    """A robot by benchmark name: `snakeN` (an N-joint `bioik.robots.snake`), else as `bioik.load_robot`."""
+    import bioik
+
+    m = re.fullmatch(r"snake(\d+)", name)
+    if m is not None and name not in bioik.robots.names():
+        if int(m.group(1)) < 1:
+            raise ValueError(f"robot {name!r}: a snake needs ≥ 1 joint (expected snakeN with N ≥ 1, e.g. snake30)")
+        return bioik.robots.snake(int(m.group(1)))
+    return bioik.load_robot(name)
 
 
 def _fk_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
@@ -84,6 +120,50 @@ def _grid_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     return Targets(tip, poses, seeds, None)
 
 
+def _track_frame(robot: Robot, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(tip pose at the centre, in-plane unit u (inward), in-plane unit v, radius) of the track path.
+
+    u points from the tip towards the base origin (so the path bends inward, staying reachable
+    when the centre configuration is stretched out), v ⟂ u is horizontal when it can be
+    (u × z, else u × x), and the radius is
+    TRACK_RADIUS_FRACTION × the largest side of the bounding box of WORKSPACE_SAMPLES tip positions.
+    """
+    T = robot.link_pose(robot.center(), robot.tips[0])
+    points = _workspace_points(robot, rng)
+    radius = TRACK_RADIUS_FRACTION * float((points.max(axis=0) - points.min(axis=0)).max())
+    p = T[:3, 3]
+    u = -p / np.linalg.norm(p) if np.linalg.norm(p) > 1e-9 else np.array([-1.0, 0.0, 0.0])
+    v = np.cross(u, [0.0, 0.0, 1.0])
+    if np.linalg.norm(v) < 1e-6:
+        v = np.cross(u, [1.0, 0.0, 0.0])
+    return T, u, v / np.linalg.norm(v), radius
+
+
+def _track_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
+    """A circle then a figure eight (lemniscate of Bernoulli), both through the tip at the centre.
+
+    Both are centred at c = p + r·u (p the tip position at the centre configuration, u inward)
+    in the plane through p spanned by (u, v): the circle c − r·u·cos t + r·v·sin t, then the
+    lemniscate c + r(−u·cos t + v·sin t·cos t)/(1 + sin² t); both are at p for t = 0, so the
+    path is continuous. ⌈n/2⌉ evenly spaced circle points, the rest on the lemniscate; every
+    orientation is the tip's at the centre. Seed states: the centre configuration for the
+    first target (where warm starting begins), independent uniform draws for the others.
+    """
+    T, u, v, r = _track_frame(robot, rng)
+    c = T[:3, 3] + r * u
+    n_circle = (n + 1) // 2
+    t = 2 * np.pi * np.arange(n_circle) / n_circle
+    circle = c - r * np.cos(t)[:, None] * u + r * np.sin(t)[:, None] * v
+    t = 2 * np.pi * np.arange(n - n_circle) / max(1, n - n_circle)
+    d = 1.0 + np.sin(t) ** 2
+    eight = c - (r * np.cos(t) / d)[:, None] * u + (r * np.sin(t) * np.cos(t) / d)[:, None] * v
+    poses = np.tile(T, (n, 1, 1))
+    poses[:, :3, 3] = np.concatenate([circle, eight])
+    seeds = robot.random_configuration(rng, n).reshape(n, robot.dof)
+    seeds[0] = robot.center()
+    return Targets(robot.tips[0], poses, seeds, None)
+
+
 def generate(robot: Robot, test: str, n: int, seed: int) -> Targets:
     """The `n` targets of `test` for `robot`, drawn from `numpy.random.default_rng(seed)`."""
     check_test(test)
@@ -94,7 +174,9 @@ def generate(robot: Robot, test: str, n: int, seed: int) -> Targets:
         return _grid_targets(robot, rng, n)
     if test == "unreachable":
         return _unreachable_targets(robot, rng, n)
-    return _fk_targets(robot, rng, n)
+    if test == "track":
+        return _track_targets(robot, rng, n)
+    return _fk_targets(robot, rng, n)  # fkik and scale
 
 
 def pose_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:
