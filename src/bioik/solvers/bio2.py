@@ -17,11 +17,15 @@ One *step* of an island, for each of its species:
      quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear step f/(df/dx) of
      [R 3.5.2] (`bio2_memetic_l`), or none (`bio2`).
 `bio2_lm` — beyond the seeds, the combination [E 9.1] leaves as future work — replaces
-step 3 by damped Gauss–Newton/LM steps on the exact residual Jacobians, taken right after
-step 1 (so a query in the basin of a solution ends in the first step, as with `lm`), with
-secondary goals in the primary null space; evolution then explores around the result.
+step 3 by a full `lm` attempt on the exact residual Jacobians (damped Gauss–Newton steps
+until the cost stalls), taken right after step 1 (so a query in the basin of a solution
+ends in the first step, as with `lm`), with secondary goals in the primary null space;
+evolution then explores around the result (2 generations by default). Only its first
+species starts at the seed, the others at random (they would repeat the same attempt).
 Then every species but the best is wiped out (all individuals set to one random genome,
-momentum zero) if it did not improve during the step, or with probability 0.1 [R 3.7.5].
+momentum zero) if it did not improve during the step — for `bio2_lm`: did not fall below
+`lm_stall_ratio` × its cost at the step's start, since LM always improves a little — or
+with probability 0.1 [R 3.7.5].
 The best solution ever seen is kept separately, so a wipeout never loses it. Islands are
 stepped in turn in one thread (this machine has about one core of throughput); the first
 island to pass the acceptance test ends the search.
