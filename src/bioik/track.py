@@ -1,0 +1,120 @@
+"""Trajectory tracking: solve a sequence of goal lists, each warm-started from the last
+solution, staying near it with a secondary `MinimalDisplacementGoal` [S 5.5.4].
+
+A joint-step bound (`max_step`) is enforced by rejection sampling through the solution
+callback [E 8.1], so a step that cannot meet it fails honestly instead of jumping.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bioik.goals.base import Goal
+from bioik.goals.joints import MinimalDisplacementGoal
+from bioik.goals.pose import PoseGoal
+from bioik.kinematics.robot import Robot
+from bioik.solvers.api import _check_timeout, solve
+
+
+@dataclass(slots=True)
+class TrackResult:
+    """Outcome of `track`, one row per element of the goal sequence.
+
+    qs: (N, dof) solutions; success: (N,) bool, each step's `Result.success`;
+    errors: per step, that step's `Result.goal_errors`; time: (N,) seconds per step;
+    max_joint_step: largest |q_i − q_{i−1}| over all joints and steps (q_{−1}: the seed).
+    """
+
+    qs: np.ndarray
+    success: np.ndarray
+    errors: list[np.ndarray]
+    time: np.ndarray
+    max_joint_step: float
+
+
+def step_goals(robot: Robot, element: Any, index: int) -> list[Goal]:
+    """The goals of one sequence element: a list of goals, or a 4×4 pose for robot.tips[0]."""
+    if isinstance(element, Sequence) and element and all(isinstance(g, Goal) for g in element):
+        return list(element)
+    try:
+        T = np.asarray(element, dtype=float)
+    except (TypeError, ValueError):
+        T = None
+    if T is None or T.shape != (4, 4):
+        raise ValueError(f"goal_sequence[{index}] must be a non-empty list of goals or a 4×4 pose; "
+                         f"got {type(element).__name__}{'' if T is None else f' of shape {T.shape}'}")
+    return [PoseGoal(robot.tips[0], T)]
+
+
+def track(
+    robot: Robot,
+    goal_sequence: Sequence[Any],
+    seed: Any,
+    timeout: float = 0.005,
+    solver: str | None = None,
+    max_step: float | None = None,
+    minimal_displacement: bool = True,
+    **solve_kwargs: Any,
+) -> TrackResult:
+    """Solve each element of `goal_sequence` in turn, seeded with the previous solution.
+
+    Each element is a list of goals or a 4×4 pose (a `PoseGoal` on robot.tips[0]).
+    minimal_displacement: add a secondary `MinimalDisplacementGoal` (reference: the
+    previous solution) so that redundancy is spent on small joint motion.
+    max_step: largest allowed change of any joint (rad or m) between consecutive
+    solutions (the first measured from `seed`); a solution that exceeds it is rejected and
+    the search goes on until `timeout`; if none fits, the step is marked failed and the
+    best solution found is kept. Other keyword arguments go to `bioik.solve` (a
+    `callback` there must also accept a solution).
+    """
+    if not isinstance(robot, Robot):
+        raise TypeError(f"robot must be a bioik.Robot (from bioik.load_robot); got {type(robot).__name__}")
+    if isinstance(goal_sequence, np.ndarray) and goal_sequence.ndim == 2:
+        goal_sequence = [goal_sequence]  # one 4×4 pose, not a sequence of rows
+    if not isinstance(goal_sequence, (Sequence, np.ndarray)) or len(goal_sequence) == 0:
+        raise ValueError("goal_sequence must be a non-empty sequence of goal lists or 4×4 poses")
+    timeout = _check_timeout(timeout)
+    if max_step is not None and not (isinstance(max_step, (int, float, np.number)) and 0 < max_step < math.inf):
+        raise ValueError(f"max_step must be a finite number > 0 (rad or m per joint and step) or None; got {max_step!r}")
+    steps = [step_goals(robot, element, i) for i, element in enumerate(goal_sequence)]
+    previous = robot.clip(robot.check(seed, "seed"))
+    user_callback = solve_kwargs.pop("callback", None)
+
+    nearest: list[Any] = [math.inf, None]  # smallest step and its solution, rejected for max_step only
+
+    def accept(q: np.ndarray) -> bool:
+        ok = user_callback is None or bool(user_callback(q))
+        step = float(np.max(np.abs(q - previous)))
+        if max_step is None or step <= max_step:
+            return ok
+        if ok and step < nearest[0]:
+            nearest[:] = step, q
+        return False
+
+    callback = accept if max_step is not None or user_callback is not None else None
+    n = len(steps)
+    qs = np.empty((n, robot.dof))
+    success = np.zeros(n, dtype=bool)
+    times = np.empty(n)
+    errors = []
+    largest = 0.0
+    for i, goals in enumerate(steps):
+        if minimal_displacement and not any(isinstance(g, MinimalDisplacementGoal) for g in goals):
+            goals = [*goals, MinimalDisplacementGoal()]
+        nearest[:] = math.inf, None
+        res = solve(robot, goals, seed=previous, timeout=timeout, solver=solver, callback=callback, **solve_kwargs)
+        if not res.success and nearest[1] is not None:
+            # no solution within max_step: keep the nearest one found (exact errors from a
+            # one-iteration solve that starts on it), still marked failed
+            best = solve(robot, goals, seed=nearest[1], timeout=timeout, solver=solver, **{**solve_kwargs, "max_iterations": 1})
+            res.q, res.goal_errors, res.time = best.q, best.goal_errors, res.time + best.time
+        largest = max(largest, float(np.max(np.abs(res.q - previous))))
+        qs[i], success[i], times[i] = res.q, res.success, res.time
+        errors.append(res.goal_errors)
+        previous = res.q.copy()
+    return TrackResult(qs, success, errors, times, largest)
