@@ -10,7 +10,7 @@ import numpy as np
 
 from bioik.goals.problem import Problem
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.solvers import bio2, kdl, lm, lm_pose
+from bioik.solvers import bio2, gd, jac, kdl, lm, lm_pose, nullspace
 from bioik.solvers.python_goals import python_goal_search
 
 
@@ -29,6 +29,8 @@ class Family:
     description: str = ""
     #: Goal kinds the search understands (None: all compiled kinds).
     kinds: frozenset[int] | None = None
+    #: Secondary goals of every compiled kind are accepted even if `kinds` is limited.
+    any_secondary: bool = False
     #: Values appended to the settings that are not user parameters (e.g. a variant code).
     fixed: tuple[float, ...] = ()
     #: The search as a whole-query kernel for one primary pose-type goal
@@ -49,9 +51,11 @@ class Family:
         """Refuse goal types this solver cannot handle (a clear error, not a silent failure)."""
         if self.kinds is None:
             return
-        bad = sorted({type(g).__name__ for g in problem.goals if g.kind not in self.kinds and g.kind != PYTHON})
+        bad = sorted({type(g).__name__ for g in problem.goals
+                      if g.kind not in self.kinds and g.kind != PYTHON and not (self.any_secondary and g.is_secondary)})
         if bad:
-            raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals; got {', '.join(bad)}")
+            also = " (and secondary goals of any type)" if self.any_secondary else ""
+            raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals{also}; got {', '.join(bad)}")
 
     def search_for(self, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
         """The search to run: the compiled one, or the Python path if goals call Python."""
@@ -72,6 +76,8 @@ def _compiled(kernel, *extra):
 
 
 _bio2 = _compiled(bio2.bio2_search, bio2.NORMALS)
+_gd = _compiled(gd.gd_search)
+_POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
 
 
 def _bio2_pose_query(ibuf, fbuf, row, q, io):
@@ -83,6 +89,13 @@ SOLVERS: dict[str, Family] = {
         "lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)", single_pose=lm_pose.lm_pose_search
     ),
     "kdl": Family("kdl", kdl.DEFAULTS, _compiled(kdl.kdl_search), kinds=frozenset({POSE, POSITION, ORIENTATION}), description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
+    "nullspace": Family("nullspace", nullspace.DEFAULTS, _compiled(nullspace.nullspace_search), kinds=_POSE_KINDS, any_secondary=True,
+                        description="pseudo-inverse with joint centring (or secondary goals) in the null space [L]"),
+    "jac": Family("jac", jac.DEFAULTS, _compiled(jac.jac_search), kinds=_POSE_KINDS, description="multi-goal damped pseudo-inverse Jacobian, restarts [R 3.5.1]"),
+    "gd": Family("gd", gd.DEFAULTS, _gd, fixed=(gd.REJECT, 1), description="gradient descent, rejects cost increases, no resets [R 3.5.2]"),
+    "gd_r": Family("gd_r", gd.DEFAULTS, _gd, fixed=(gd.RESET, 1), description="gradient descent with random resets [R 3.5.2]"),
+    "gd_c": Family("gd_c", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 1), description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
+    "gd_c_4": Family("gd_c_4", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 4), description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
     "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), single_pose=_bio2_pose_query, description="BioIK 2 evolution without memetics"),
     "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=_bio2_pose_query, description="BioIK 2, quadratic memetics (faithful)"),
     "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=_bio2_pose_query, description="BioIK 2, linear memetics"),

@@ -1,0 +1,128 @@
+"""`gd`, `gd_r`, `gd_c`, `gd_c_4`: the gradient descent baselines of BioIK 2 [R 3.5.2].
+
+The cost f is the weighted cost of the primary goals, E = ½‖e‖² over their stacked weighted
+residuals (any goal type). [R 3.5.2] differentiates the fitness numerically; here the
+gradient is exact, g = Jᵀe. As in [R 3.5.2] the gradient is normalised to the descent
+direction d = −g/‖g‖ and the step size is found by linear extrapolation along d to f = 0,
+s = f ÷ (df/dx) = E/‖g‖ (df/dx along d is −‖g‖), so
+
+    q ← clip(q + s·d) = clip(q − E·g/‖g‖²)          (clipped at the joint limits).
+
+The variants are those of [R 3.5.2, Table 3.5]:
+
+- `gd` rejects a step that increases the cost. Direction and step size are deterministic,
+  so after a rejection the next step would be the same: the search is stuck in a local
+  optimum and ends there (failure) without waiting for the deadline.
+- `gd_r` ("with random resets") rejects such steps too, but resets to a random
+  configuration instead.
+- `gd_c` ("with continuation") always accepts the step, better or not — the variant
+  [R 3.5.2] found most effective. No resets.
+- `gd_c_4` runs 4 such searches interleaved step by step (the thesis ran 4 threads): the
+  first from the seed, the others from random configurations [R 3.5: "initial guesses from
+  MoveIt are used on the first thread ... the other threads are initialized randomly"].
+
+Every step counts as an iteration (for `gd_c_4`: every step of every chain). A chain at a
+stationary point (g = 0 with E > 0) cannot move: `gd` ends, the others reset it. Success is
+the acceptance test of every solver (at `tolerance_scale` × the tolerances). Secondary
+goals are not optimised.
+
+Honest note: the extrapolation to f = 0 of a cost that is quadratic near a solution only
+halves the distance per step along a well-conditioned direction, and the normalised
+gradient zig-zags along ill-conditioned ones, so convergence to 1e-5 is slow: the tests
+use a looser tolerance and larger budgets for these solvers than for `lm` or `jac`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import acceptable_cost, goal_errors
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.clock import now
+from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.rng import random_configuration
+from bioik.solvers.workspace import kinematic_buffers, search_start
+
+#: Tunable parameters and their defaults.
+DEFAULTS = {"tolerance_scale": 0.5}
+
+#: Variant codes (Family.fixed: variant, number of interleaved chains).
+REJECT, RESET, CONTINUE = 0, 1, 2
+
+
+@njit(**JIT)
+def gd_search(ibuf, fbuf, q, settings, run, stats):
+    """Search from q (overwritten with the best configuration found); True on success.
+
+    settings: tolerance_scale, then the fixed variant code and number of chains.
+    run/stats: as `lm_search`.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    n = q.shape[0]
+    rng = search_start(run, slo, shi, q)
+    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
+    R = 1
+    for g in range(gi.shape[0]):
+        R += gi[g, 5]
+    e = np.empty(R)
+    Je = np.empty((R, n))
+    grad = np.empty(n)
+    gt_inner = gt * settings[0]
+    variant, chains = int(settings[1]), max(int(settings[2]), 1)
+    E_max = acceptable_cost(gi, gf, gw, gt_inner)
+
+    Q = np.empty((chains, n))  # current point of each chain
+    E_acc = np.full(chains, np.inf)  # cost at the last accepted point
+    Q[0] = q
+    for c in range(1, chains):
+        random_configuration(rng, slo, shi, Q[c])
+    best = q.copy()
+    best_E = np.inf
+    it = 0
+    restarts = 0
+    success = False
+    while True:
+        c = it % chains
+        qc = Q[c]
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, e, Je, False)
+        if E < best_E:
+            best_E = E
+            best[:] = qc
+        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+            best[:] = qc
+            success = True
+            break
+        it += 1
+        if it >= max_iterations or ((it & 31) == 0 and now() > deadline):
+            break
+        gg = 0.0
+        if variant == CONTINUE or E <= E_acc[c]:
+            E_acc[c] = E
+            for v in range(n):
+                s = 0.0
+                for i in range(rows):
+                    s += Je[i, v] * e[i]
+                grad[v] = s
+                gg += s * s
+        if gg <= 0.0:  # step rejected (cost grew) or a stationary point
+            if variant == REJECT:
+                break  # deterministic direction and step: stuck for good
+            if now() > deadline:
+                break
+            random_configuration(rng, slo, shi, qc)
+            E_acc[c] = np.inf
+            restarts += 1
+            continue
+        k = E / gg  # s·d = −(E/‖g‖)·g/‖g‖
+        for v in range(n):
+            qc[v] = min(max(qc[v] - k * grad[v], lo[v]), hi[v])
+    q[:] = best
+    stats[0] = it
+    stats[1] = restarts
+    return success

@@ -1,0 +1,104 @@
+"""`jac`: the multi-goal pseudo-inverse Jacobian method of BioIK 2's comparison [R 3.5.1].
+
+All primary pose-type goals are handled at once [R 3.5.1: "a custom multi-goal version of
+the popular pseudo-inverse Jacobian method ... support is limited to pose goals"]: their
+errors — position difference and axis-angle vector of R_goal·R_currentᵀ, base frame — are
+stacked into e, the analytic goal Jacobians into J, and every iteration takes the full step
+
+    q ← clip(q + J⁺e),   J⁺ = Jᵀ(JJᵀ + λI)⁻¹  (or (JᵀJ + λI)⁻¹Jᵀ if J is tall),
+
+with a small constant damping λ (`damping`) so that the step stays bounded at
+singularities. Unlike `kdl` there is no step-size control; unlike `lm` the damping does not
+follow the error. As [R 3.5] runs further threads from random starts, an attempt restarts
+from a random configuration when the squared error fails to fall below `stall_ratio` × its
+previous value twice in a row or after `attempt_iterations` steps, until the deadline or
+the iteration budget. Success is the acceptance test of every solver (at
+`tolerance_scale` × the tolerances). Secondary goals are not optimised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.kdl import twist_errors
+from bioik.solvers.linalg import damped_step
+from bioik.solvers.lm import RESTART, STOP, next_move
+from bioik.solvers.rng import random_configuration
+from bioik.solvers.workspace import kinematic_buffers, search_start
+
+#: Tunable parameters and their defaults.
+DEFAULTS = {"damping": 1e-4, "stall_ratio": 0.9, "attempt_iterations": 60, "tolerance_scale": 0.5}
+
+
+@njit(**JIT)
+def jac_search(ibuf, fbuf, q, settings, run, stats):
+    """Search from q (overwritten with the best configuration found); True on success.
+
+    settings: damping, stall_ratio, attempt_iterations, tolerance_scale. run/stats: as
+    `lm_search`.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    n = q.shape[0]
+    rng = search_start(run, slo, shi, q)
+    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
+    R = 6 * gi.shape[0]
+    e = np.empty(R)
+    Je = np.empty((R, n))
+    m = max(R, n)
+    M = np.empty((m, m))
+    b = np.empty(m)
+    dq = np.empty(n)
+    lam, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
+    gt_inner = gt * settings[3]
+
+    qc = q.copy()
+    best = q.copy()
+    best_E = np.inf
+    E_prev = np.inf
+    stalls = 0
+    attempt = 0
+    it = 0
+    restarts = 0
+    success = False
+    while True:
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+        rows = twist_errors(gi, gf, frames, J, e, Je)
+        E = 0.0
+        for i in range(rows):
+            E += e[i] * e[i]
+        if E < best_E:
+            best_E = E
+            best[:] = qc
+        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+            best[:] = qc
+            success = True
+            break
+        it += 1
+        move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
+        if move == STOP:
+            break
+        if move == RESTART:
+            random_configuration(rng, slo, shi, qc)
+            restarts += 1
+            E_prev, stalls, attempt = np.inf, 0, 0
+            continue
+        E_prev = E
+        # e is goal − current, so J⁺e = −(JᵀJ + λI)⁻¹Jᵀ(−e): damped_step on −e
+        for i in range(rows):
+            e[i] = -e[i]
+        if not damped_step(Je, e, rows, n, lam, M, b, dq):
+            dq[:] = 0.0
+        for i in range(n):
+            qc[i] = min(max(qc[i] + dq[i], lo[i]), hi[i])
+        attempt += 1
+    q[:] = best
+    stats[0] = it
+    stats[1] = restarts
+    return success

@@ -1,0 +1,186 @@
+"""`nullspace`: pseudo-inverse IK with a secondary task in the Jacobian null space [L, Eq. 1].
+
+Each iteration moves q by  q̇ = J⁺ξ + (I − J⁺J)·b  [L, Eq. 1]: ξ stacks, per primary
+pose-type goal, the position error and the axis-angle vector of R_goal·R_currentᵀ (the
+"displacement and axis" of [L], both in the base frame; several pose goals are stacked), J
+the matching rows of the goal Jacobians, J⁺ its pseudo-inverse. The secondary task b is
+joint centring, b = −k·(q − centre) with centre the mid-range configuration [L, "Secondary
+Task"], or — if the problem has secondary goals — the negative gradient of their cost,
+b = −J_sᵀ·r_s. Projected by I − J⁺J, b does not move the goals to first order [L, Eq. 2].
+
+Adaptive step [L, Analysis item 4]: q ← clip(q + α·q̇); α is halved (the step retried from
+the previous point) when the error grows, and grows back by `step_growth` after a success.
+An attempt restarts from a random configuration when α falls below `min_step` or after
+`attempt_iterations` steps, until the deadline or the iteration budget. Success is the
+acceptance test of every solver (at `tolerance_scale` × the tolerances). With
+`centering_steps` > 0 the search then goes on with up to that many null-space steps, each
+followed by up to `CORRECTIONS` pure J⁺ξ steps that undo the second-order drift, keeping a
+step only when the goals are met afterwards (else α is halved): a more centred (or, with
+secondary goals, better) solution at the same goal accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.clock import now
+from bioik.solvers.kdl import twist_errors
+from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.rng import random_configuration
+from bioik.solvers.workspace import kinematic_buffers, search_start
+
+#: Tunable parameters and their defaults.
+DEFAULTS = {
+    "centering_gain": 0.5,
+    "attempt_iterations": 100,
+    "min_step": 1e-3,
+    "step_growth": 1.5,
+    "tolerance_scale": 0.5,
+    "centering_steps": 0,
+}
+
+#: Pure J⁺ξ corrections after each refinement step (see `nullspace_search`).
+CORRECTIONS = 3
+
+
+@njit(**JIT)
+def secondary_task(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b):
+    """b: −J_sᵀ·r_s (the descent direction of the secondary goals' cost) if there are
+    secondary goals, else joint centring −k·(q − centre)."""
+    n = q.shape[0]
+    if has_secondary:
+        srows, _ = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, es, Js, True)
+        for v in range(n):
+            s = 0.0
+            for i in range(srows):
+                s += Js[i, v] * es[i]
+            b[v] = -s
+    else:
+        for v in range(n):
+            b[v] = -gain * (q[v] - centre[v])
+
+
+@njit(**JIT)
+def null_space_velocity(Je, xi, rows, b, qdot):
+    """qdot = J⁺ξ + (I − J⁺J)·b for the first `rows` rows of Je, ξ."""
+    P = np.linalg.pinv(Je[:rows])
+    Jb = Je[:rows] @ b
+    qdot[:] = P @ (xi[:rows] - Jb) + b
+
+
+@njit(**JIT)
+def nullspace_search(ibuf, fbuf, q, settings, run, stats):
+    """Search from q (overwritten with the best configuration found); True on success.
+
+    settings: centering_gain, attempt_iterations, min_step, step_growth, tolerance_scale,
+    centering_steps. run/stats: as `lm_search`.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    n = q.shape[0]
+    rng = search_start(run, slo, shi, q)
+    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
+    G = gi.shape[0]
+    xi = np.empty(6 * G)
+    Je = np.empty((6 * G, n))
+    Rs = 1
+    has_secondary = False
+    for g in range(G):
+        if gi[g, 3]:
+            has_secondary = True
+            Rs += gi[g, 5]
+    es = np.empty(Rs)
+    Js = np.empty((Rs, n))
+    centre = 0.5 * (slo + shi)
+    gain, attempt_max, min_step, growth = settings[0], int(settings[1]), settings[2], settings[3]
+    gt_inner = gt * settings[4]
+    centering_steps = int(settings[5])
+
+    qc = q.copy()
+    q_prev = q.copy()
+    qdot = np.zeros(n)
+    step = np.empty(n)
+    b = np.empty(n)
+    best = q.copy()
+    best_E = np.inf
+    E_prev = np.inf
+    alpha = 1.0
+    attempt = 0
+    it = 0
+    restarts = 0
+    success = False
+    while True:
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+        rows = twist_errors(gi, gf, frames, J, xi, Je)
+        E = 0.0
+        for i in range(rows):
+            E += xi[i] * xi[i]
+        if E < best_E:
+            best_E = E
+            best[:] = qc
+        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+            best[:] = qc
+            success = True
+            break
+        it += 1
+        if it >= max_iterations:
+            break
+        if E > E_prev and alpha > min_step:
+            alpha *= 0.5  # the error grew: retry a shorter step from the previous point
+            for i in range(n):
+                qc[i] = min(max(q_prev[i] + alpha * qdot[i], lo[i]), hi[i])
+            continue
+        if alpha <= min_step or attempt >= attempt_max:
+            if now() > deadline:
+                break
+            random_configuration(rng, slo, shi, qc)
+            restarts += 1
+            E_prev, alpha, attempt = np.inf, 1.0, 0
+            continue
+        if (it & 31) == 0 and now() > deadline:
+            break
+        secondary_task(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
+        null_space_velocity(Je, xi, rows, b, qdot)
+        q_prev[:] = qc
+        E_prev = E
+        alpha = min(1.0, growth * alpha)
+        for i in range(n):
+            qc[i] = min(max(qc[i] + alpha * qdot[i], lo[i]), hi[i])
+        attempt += 1
+    if success:  # optional refinement: null-space steps that keep the goals met
+        alpha = 1.0
+        fresh = True
+        for _ in range(centering_steps):
+            if it >= max_iterations or alpha < min_step:
+                break
+            it += 1
+            if fresh:  # q̇ at the last configuration that met the goals (frames are there)
+                secondary_task(gi, gf, gw, frames, J, best, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
+                null_space_velocity(Je, xi, rows, b, qdot)
+            for i in range(n):
+                qc[i] = min(max(best[i] + alpha * qdot[i], lo[i]), hi[i])
+            for k in range(CORRECTIONS + 1):  # back onto the goal manifold: q += J⁺ξ
+                fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
+                fresh = goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors)
+                rows = twist_errors(gi, gf, frames, J, xi, Je)
+                if fresh or k == CORRECTIONS:
+                    break
+                b[:] = 0.0
+                null_space_velocity(Je, xi, rows, b, step)
+                for i in range(n):
+                    qc[i] = min(max(qc[i] + step[i], lo[i]), hi[i])
+            if fresh:
+                best[:] = qc
+                alpha = min(1.0, growth * alpha)
+            else:
+                alpha *= 0.5  # second-order drift broke a goal: a shorter step
+    q[:] = best
+    stats[0] = it
+    stats[1] = restarts
+    return success
