@@ -21,11 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
-from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.kdl import twist_errors
+from bioik.solvers.kdl import twist_state
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.lm import RESTART, STOP, next_move
 from bioik.solvers.rng import random_configuration
@@ -68,15 +66,12 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     restarts = 0
     success = False
     while True:
-        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows = twist_errors(gi, gf, frames, J, e, Je)
-        E = 0.0
-        for i in range(rows):
-            E += e[i] * e[i]
+        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, e, Je,
+                                   r, Jr, scratch, mode, errors)
         if E < best_E:
             best_E = E
             best[:] = qc
-        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if met:
             best[:] = qc
             success = True
             break

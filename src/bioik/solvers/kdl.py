@@ -59,6 +59,19 @@ def twist_errors(gi, gf, frames, J, e, Je):
     return rows
 
 
+@njit(inline="always", **JIT)
+def twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt, vdata, q, seg, frames, J, e, Je, r, Jr, scratch, mode,
+                errors):
+    """Exact FK and Jacobians at q, the stacked twist errors (`twist_errors`) into e, Je;
+    returns (rows, squared error, q passes the acceptance test at tolerances gt)."""
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
+    rows = twist_errors(gi, gf, frames, J, e, Je)
+    E = 0.0
+    for i in range(rows):
+        E += e[i] * e[i]
+    return rows, E, goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors)
+
+
 @njit(**JIT)
 def kdl_search(ibuf, fbuf, q, settings, run, stats):
     """Search from q (overwritten with the best configuration); True on success.
@@ -90,15 +103,12 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     restarts = 0
     success = False
     while True:
-        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows = twist_errors(gi, gf, frames, J, e, Je)
-        E = 0.0
-        for i in range(rows):
-            E += e[i] * e[i]
+        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, e, Je,
+                                   r, Jr, scratch, mode, errors)
         if E < best_E:
             best_E = E
             best[:] = qc
-        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if met:
             best[:] = qc
             success = True
             break

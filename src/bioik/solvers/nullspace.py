@@ -29,7 +29,7 @@ from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
-from bioik.solvers.kdl import twist_errors
+from bioik.solvers.kdl import twist_errors, twist_state
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
@@ -116,15 +116,12 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     restarts = 0
     success = False
     while True:
-        fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows = twist_errors(gi, gf, frames, J, xi, Je)
-        E = 0.0
-        for i in range(rows):
-            E += xi[i] * xi[i]
+        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, xi, Je,
+                                   r, Jr, scratch, mode, errors)
         if E < best_E:
             best_E = E
             best[:] = qc
-        if goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if met:
             best[:] = qc
             success = True
             break
