@@ -1,0 +1,51 @@
+"""rollout(): the configuration after each iteration, replayed from budgets 1..K."""
+
+import numpy as np
+import pytest
+
+import bioik
+
+
+@pytest.fixture(scope="module")
+def problem():
+    robot = bioik.load_robot("panda")
+    rng = np.random.default_rng(1)
+    T = robot.link_pose(robot.random_configuration(rng), robot.tips[0])
+    return robot, [bioik.PoseGoal(robot.tips[0], T)], robot.random_configuration(rng)
+
+
+def test_lm_rollout_descends_to_the_solution(problem):
+    robot, goals, seed = problem
+    ro = bioik.rollout(robot, goals, seed, iterations=60, solver="lm", random_seed=4)
+    assert ro.success and 3 <= len(ro.qs) < 60  # ends at the first success
+    assert np.all(np.diff(ro.cost) <= 1e-12)  # LM keeps only improving steps
+    assert ro.cost[0] > 0.1 and ro.cost[-1] < 1e-9
+    assert np.all(ro.qs >= robot.lower) and np.all(ro.qs <= robot.upper)
+    full = bioik.solve(robot, goals, seed, solver="lm", timeout=3600.0, random_seed=4, max_iterations=1000)
+    assert full.success and full.iterations <= len(ro.qs)
+    np.testing.assert_array_equal(ro.qs[-1], full.q)
+
+
+@pytest.mark.parametrize("solver", ["kdl", "bio2"])
+def test_each_row_is_the_solve_stopped_there(problem, solver):
+    robot, goals, seed = problem
+    ro = bioik.rollout(robot, goals, seed, iterations=12, solver=solver, random_seed=2)
+    assert ro.qs.shape == (12, robot.dof) and not ro.success
+    for k in (1, 5, 12):
+        res = bioik.solve(robot, goals, seed, solver=solver, timeout=3600.0, random_seed=2, max_iterations=k)
+        np.testing.assert_array_equal(ro.qs[k - 1], res.q)
+        assert ro.cost[k - 1] == pytest.approx(res.cost)
+    assert len({tuple(q) for q in ro.qs}) > 3  # it moves
+
+
+def test_a_stuck_solver_ends_its_rollout_early(problem):
+    robot, goals, seed = problem
+    ro = bioik.rollout(robot, goals, seed, iterations=200, solver="gd", random_seed=0)
+    assert not ro.success and len(ro.qs) < 200  # `gd` stops once a step is rejected
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_bad_iterations(problem, bad):
+    robot, goals, seed = problem
+    with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
+        bioik.rollout(robot, goals, seed, iterations=bad)
