@@ -10,7 +10,8 @@ import numpy as np
 
 from bioik.goals.problem import Problem
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.solvers import bio2, gd, jac, kdl, lm, lm_pose, nullspace
+from bioik.solvers import bio1, bio2, gd, jac, kdl, lm, lm_pose, nullspace, optlib, relaxed, trac
+from bioik.solvers.bio2_lbfgs import bio2_lbfgs_search
 from bioik.solvers.python_goals import python_goal_search
 
 
@@ -96,10 +97,20 @@ SOLVERS: dict[str, Family] = {
     "gd_r": Family("gd_r", gd.DEFAULTS, _gd, fixed=(gd.RESET, 1), description="gradient descent with random resets [R 3.5.2]"),
     "gd_c": Family("gd_c", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 1), description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
     "gd_c_4": Family("gd_c_4", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 4), description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
+    "bio1": Family("bio1", bio1.DEFAULTS, _compiled(bio1.bio1_search), description="BioIK 1: Hybrid Genetic Swarm Algorithm, exact FK [S 4.3]"),
     "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), single_pose=_bio2_pose_query, description="BioIK 2 evolution without memetics"),
     "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=_bio2_pose_query, description="BioIK 2, quadratic memetics (faithful)"),
     "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=_bio2_pose_query, description="BioIK 2, linear memetics"),
     "bio2_lm": Family("bio2_lm", bio2.LM_DEFAULTS, _bio2, fixed=(bio2.LM,), single_pose=_bio2_pose_query, description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+    "trac": Family("trac", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.SPEED,), description="TRAC-IK-style race of kdl and SLSQP, first valid wins (speed mode) [E 3.1.2]"),
+    "trac_distance": Family("trac_distance", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.DISTANCE,), description="TRAC-IK race, distance mode: the solution nearest the seed [E 3.1.2]"),
+    "trac_manip1": Family("trac_manip1", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.MANIP1,), description="TRAC-IK race, manip1 mode: maximal sqrt(det(J Jᵀ)) [E 3.1.2]"),
+    "trac_manip2": Family("trac_manip2", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.MANIP2,), description="TRAC-IK race, manip2 mode: minimal condition number of J [E 3.1.2]"),
+    "relaxed": Family("relaxed", relaxed.DEFAULTS, relaxed.relaxed_search,
+                      description="RelaxedIK-style: SLSQP on a weighted sum of groove/swamp losses, restarts [E 3.1.6, 7.2]"),
+    **{f"optlib_{m}": Family(f"optlib_{m}", optlib.NM_DEFAULTS if m == "nelder_mead" else optlib.DEFAULTS, optlib.make_search(m),
+                             description=f"scipy {optlib.LABELS[m]} on the IK cost, random restarts [R 3.5.3, E Table 3.1]")
+       for m in optlib.METHODS},
 }
 
 DEFAULT_SOLVER = "lm"

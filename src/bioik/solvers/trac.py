@@ -1,0 +1,283 @@
+"""`trac`: a TRAC-IK-style race of the `kdl` solver and SQP, with TRAC-IK's modes [E 3.1.2].
+
+TRAC-IK runs two solvers concurrently and returns whichever finds a valid answer first:
+KDL's Newton–Raphson with random restarts [E Alg. 3.1], and an SQP solver (SLSQP) on the
+sum-of-squares Cartesian error Φ = p_err·p_errᵀ with the joint limits as bounds, also
+restarted from random configurations [E 3.1.2]. SQP handles the cases where the Jacobian
+method stalls against joint limits; the Jacobian method is the faster one on most queries.
+
+Here the two take turns on one core, deterministically (so a run is reproducible from its
+random seed and iteration budget): the compiled `kdl` kernel first runs one whole attempt
+(`attempt_iterations`) from the seed — most queries end there, sooner than scipy's SLSQP
+even sets up — then SLSQP (scipy) runs `sqp_slice` iterations, kdl `kdl_slice`, and so on
+(50 kdl iterations take about as long as one scipy SLSQP iteration here). To keep SLSQP's state (its
+quasi-Newton Hessian and line search) across turns — restarting SLSQP every few
+iterations from its last x roughly halves its success — SLSQP is the outer loop and the
+kdl turns run inside its per-iteration callback. Both start from the seed, then from
+random configurations: kdl after `attempt_iterations` steps or a stall (as `kdl` itself),
+SLSQP when it converges to a non-solution, fails, or after `sqp_attempt_iterations`.
+The SQP objective is the weighted sum of squared pose residuals with its exact gradient
+(`scipy_objective.compiled_cost`). Every candidate passes the one acceptance test
+(`Problem.accept`, exact FK); iterations of both solvers count against the budget.
+
+Modes (separate solver names, as TRAC-IK's SolveType [E 3.1.2]):
+  `trac`          Speed: the first valid solution wins.
+  `trac_distance` Distance: search until the deadline or the iteration budget, return the
+                  valid solution nearest the seed (‖q − seed‖ after turn wrapping; with no
+                  seed, the first valid solution, as in speed mode).
+  `trac_manip1`   Manip1: ... the valid solution with the largest manipulability
+                  μ = √det(J Jᵀ).
+  `trac_manip2`   Manip2: ... the valid solution with the smallest condition number
+                  κ = σ_max/σ_min of J.
+J is the 6×n geometric Jacobian of the goal link (of all primary pose-type goal links,
+stacked). In the non-speed modes each solver restarts from a random configuration after
+each valid solution, to collect different ones; they stop early only when a solution is
+the seed itself (distance 0). Without a budget they use the whole timeout, as TRAC-IK.
+If nothing valid is found, q is the configuration of lowest primary cost seen.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+
+import numpy as np
+from scipy.optimize import minimize
+
+from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.joints import REFERENCE
+from bioik.goals.kernels import SECONDARY
+from bioik.goals.layout import unpack
+from bioik.goals.problem import Problem
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.kinematics.limits import wrap_near
+from bioik.solvers import kdl
+from bioik.solvers.scipy_objective import compiled_cost, make_buffers, scipy_bounds
+
+#: kdl's parameters first (passed to its kernel as settings[:3]), then the race's.
+DEFAULTS = {
+    **kdl.DEFAULTS,
+    "kdl_slice": 50,  # kdl iterations per turn (≈ the time of one scipy SLSQP iteration here)
+    "sqp_slice": 1,  # SLSQP iterations per turn
+    "sqp_attempt_iterations": 100,  # SLSQP iterations before a random restart
+}
+
+SPEED, DISTANCE, MANIP1, MANIP2 = 0, 1, 2, 3
+MODE_NAMES = {SPEED: "speed", DISTANCE: "distance", MANIP1: "manip1", MANIP2: "manip2"}
+
+
+#: Per prepared problem: scratch buffers and scipy bounds (built once, not per solve).
+_SCRATCH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _scratch(problem: Problem) -> tuple:
+    s = _SCRATCH.get(problem)
+    if s is None:
+        s = _SCRATCH[problem] = (make_buffers(problem), scipy_bounds(problem), np.empty(problem.robot.dof))
+        seg, frames, J, r, Jr, scratch, e, Je = s[0]
+        compiled_cost(problem.ibuf, problem.fbuf, problem.robot.center(), seg, frames, J, r, Jr, scratch, e, Je, s[2])  # load it now
+    return s
+
+
+class _Stop(Exception):
+    """The race is over (speed mode found a solution, or the budget or deadline is spent)."""
+
+
+class _Valid(Exception):
+    """SLSQP reached a valid solution in a non-speed mode: restart it from a random start."""
+
+
+def manipulability(J: np.ndarray) -> float:
+    """μ = √det(J Jᵀ) (the product of the singular values of J)."""
+    return float(np.prod(np.linalg.svd(J, compute_uv=False)))
+
+
+def condition_number(J: np.ndarray) -> float:
+    """κ = σ_max/σ_min of J (inf at a singularity)."""
+    s = np.linalg.svd(J, compute_uv=False)
+    return float(s[0] / s[-1]) if s[-1] > 0.0 else np.inf
+
+
+def goal_jacobian(problem: Problem, q: np.ndarray, buffers: tuple) -> np.ndarray:
+    """The 6×n Jacobians of the links of the primary pose-type goals at q, stacked."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(problem.ibuf, problem.fbuf)
+    seg, frames, J = buffers[0], buffers[1], buffers[2]
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
+    links = []
+    for g in range(gi.shape[0]):
+        o = int(gi[g, 1])
+        if not gi[g, SECONDARY] and gi[g, 0] in (POSE, POSITION, ORIENTATION) and o not in links:
+            links.append(o)
+    return np.vstack([J[6 * o : 6 * o + 6] for o in links])
+
+
+class _Race:
+    """State of one race: both solvers' progress, the budget, and the solutions found."""
+
+    def __init__(self, problem, q, deadline, budget, seed, accept_mode, settings, random_start):
+        robot = problem.robot
+        self.problem, self.robot = problem, robot
+        self.deadline, self.budget, self.accept_mode = deadline, budget, accept_mode
+        self.kdl_settings = np.ascontiguousarray(settings[:3])
+        self.attempt_iterations = max(1, int(settings[0]))
+        self.kdl_slice = max(1, int(settings[3]))
+        self.sqp_slice = max(1, int(settings[4]))
+        self.sqp_attempt = max(1, int(settings[5]))
+        self.trac_mode = int(settings[6])
+        self.seed = int(seed)
+        self.kdl_turns = 0
+        self._rng: np.random.Generator | None = None
+        self.buffers, self.bounds, self.grad = _scratch(problem)
+        self.iterations = 0
+        self.restarts = 0
+        # distance is measured to the seed; with no seed the first valid solution wins
+        self.first_wins = self.trac_mode == SPEED or (self.trac_mode == DISTANCE and random_start)
+        self.reference = problem.vdata[:, REFERENCE].copy()
+        self.chosen: np.ndarray | None = None
+        self.chosen_score = np.inf
+        self.best = np.clip(q, robot.lower, robot.upper) if not random_start else robot.center()
+        self.best_cost = np.inf
+        self.done = False
+        # kdl: continue from kdl_q unless a restart is due
+        self.kdl_q = q.copy() if not random_start else np.empty(robot.dof)
+        self.kdl_random = random_start
+        self.kdl_attempt = 0
+        # SLSQP: iterations of the current attempt and of the current turn
+        self.sqp_its = 0
+        self.sqp_turn = 0
+
+    # -- shared --------------------------------------------------------------------------
+    @property
+    def rng(self) -> np.random.Generator:
+        """For SLSQP's random starts (made on first use: most speed-mode races never need it)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        return self._rng
+
+    def spent(self) -> bool:
+        return self.iterations >= self.budget or time.monotonic() >= self.deadline
+
+    def score(self, x: np.ndarray) -> float:
+        """Lower is better: the mode's criterion at a valid solution x."""
+        if self.trac_mode == DISTANCE:
+            w = x.copy()
+            r = self.robot
+            wrap_near(w, self.reference, r.lower, r.upper, r.multiturn)
+            return float(np.linalg.norm(w - self.reference))
+        if self.trac_mode == MANIP1:
+            return -manipulability(goal_jacobian(self.problem, x, self.buffers))
+        if self.trac_mode == MANIP2:
+            return condition_number(goal_jacobian(self.problem, x, self.buffers))
+        return 0.0
+
+    def check(self, x: np.ndarray) -> bool:
+        """Run x through the acceptance test; record it; True if valid (raises _Stop when
+        the race is won)."""
+        ok, _, pc, _ = self.problem.accept(x, self.accept_mode)
+        if pc < self.best_cost:
+            self.best_cost, self.best = pc, x.copy()
+        if not ok:
+            return False
+        if self.first_wins:
+            self.chosen = x.copy()
+            self.done = True
+            raise _Stop
+        s = self.score(x)
+        if self.chosen is None or s < self.chosen_score:
+            self.chosen, self.chosen_score = x.copy(), s
+        if self.trac_mode == DISTANCE and s <= 1e-12:
+            self.done = True  # the seed itself is a solution: nothing can be nearer
+            raise _Stop
+        return True
+
+    # -- kdl turn --------------------------------------------------------------------------
+    def kdl_turn(self, slice_: int = 0) -> None:
+        """kdl_slice (or slice_) iterations of the kdl kernel, continuing its current attempt."""
+        if self.spent():
+            self.done = True
+            raise _Stop
+        budget = min(slice_ or self.kdl_slice, self.attempt_iterations - self.kdl_attempt, self.budget - self.iterations)
+        p = self.problem
+        run, stats = p.run, p.stats
+        run[0], run[1], run[2], run[3], run[4] = self.deadline, budget, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random
+        self.kdl_turns += 1
+        kdl.kdl_search(p.ibuf, p.fbuf, self.kdl_q, self.kdl_settings, run, stats)
+        its, inner_restarts = int(stats[0]), int(stats[1])
+        self.iterations += max(its, 1)
+        self.restarts += inner_restarts
+        self.kdl_attempt += max(its, 1)
+        valid = self.check(self.kdl_q)  # valid, or at least the best approximation so far
+        # the next turn continues from the best point of this one, unless this attempt is
+        # over: a valid solution (non-speed modes), kdl restarted inside (stalled), or
+        # attempt_iterations used
+        self.kdl_random = valid or inner_restarts > 0 or self.kdl_attempt >= self.attempt_iterations
+        if self.kdl_random:
+            self.kdl_attempt = 0
+            self.restarts += 1
+
+    # -- SLSQP -------------------------------------------------------------------------------
+    def sqp_fun(self, x: np.ndarray):
+        if time.monotonic() >= self.deadline:
+            self.done = True
+            raise _Stop
+        x = np.clip(x, self.robot.lower, self.robot.upper)
+        p, (seg, frames, J, r, Jr, scratch, e, Je) = self.problem, self.buffers
+        value = compiled_cost(p.ibuf, p.fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, self.grad)
+        if self.check(x):
+            raise _Valid
+        return value, self.grad.copy()
+
+    def sqp_callback(self, xk) -> None:
+        """After each SLSQP iteration: count it, and give kdl its turn every sqp_slice."""
+        self.iterations += 1
+        self.sqp_its += 1
+        self.sqp_turn += 1
+        if self.sqp_turn >= self.sqp_slice:
+            self.sqp_turn = 0
+            self.kdl_turn()
+        if self.spent():
+            self.done = True
+            raise _Stop
+
+    def sqp_attempt_run(self, start: np.ndarray) -> None:
+        """One SLSQP attempt from start (kdl turns interleaved); returns when it ends."""
+        self.sqp_its = 0
+        try:
+            res = minimize(self.sqp_fun, start, jac=True, method="SLSQP", bounds=self.bounds, callback=self.sqp_callback,
+                           options={"maxiter": self.sqp_attempt, "ftol": 1e-20})
+        except _Valid:
+            self.iterations += 1  # the unfinished iteration that reached the solution
+            return
+        extra = int(res.nit) - self.sqp_its  # iterations the callback did not see
+        if extra > 0:
+            self.iterations += extra
+        elif self.sqp_its == 0:
+            self.iterations += 1  # every attempt costs at least one iteration
+        self.check(np.clip(res.x, self.robot.lower, self.robot.upper))
+
+    def run(self, q: np.ndarray, random_start: bool) -> None:
+        try:
+            # kdl first, one whole attempt from the seed: it solves most queries in less time
+            # than SLSQP takes to set up (as with TRAC-IK's threads, the first to finish wins)
+            self.kdl_turn(self.attempt_iterations)
+            start = self.robot.random_configuration(self.rng) if random_start else np.clip(q, self.robot.lower, self.robot.upper)
+            while True:
+                self.sqp_attempt_run(start)
+                if self.spent():
+                    break
+                start = self.robot.random_configuration(self.rng)
+                self.restarts += 1
+        except _Stop:
+            pass
+
+
+def trac_search(problem: Problem, q, deadline, budget, seed, mode, settings, random_start=False):
+    """Family.search protocol: (found, iterations, restarts); q gets the answer (or the
+    lowest-cost configuration seen if no valid one was found)."""
+    race = _Race(problem, q, deadline, budget, seed, int(mode), settings, bool(random_start))
+    race.run(q.copy(), bool(random_start))
+    if race.chosen is not None:
+        q[:] = race.chosen
+        return True, race.iterations, race.restarts
+    q[:] = race.best
+    return False, race.iterations, race.restarts
