@@ -1,4 +1,4 @@
-"""`bioik bench run | report | plot`: the benchmark's command line (registered in `bioik.cli`).
+"""`bioik bench run | report | plot | tune`: the benchmark's command line (registered in `bioik.cli`).
 
 Every input is checked before the results DB is opened for writing, so bad input (unknown
 robot, test, solver, parameter or seed mode; a malformed experiment file; an unwritable DB;
@@ -78,9 +78,14 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError("--robot is required (a bundled robot name, snakeN or a URDF path) except with --test scale")
     import bioik
 
+    from bioik.bench.peers import is_peer
+
     solvers = args.solver or [bioik.solvers.DEFAULT_SOLVER]
     params = dict(args.param or [])
-    return Plan(args.robot or [], [args.test], solvers, {s: dict(params) for s in solvers}, 100 if args.targets is None else args.targets,
+    if params and all(is_peer(s) for s in solvers):
+        raise ValueError("--param sets bioik solver parameters; peer solvers (peer:NAME) take none")
+    return Plan(args.robot or [], [args.test], solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
+                100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
                 args.seed_config, args.db)
 
@@ -119,8 +124,11 @@ def _number(path: str, data: dict[str, Any], key: str, kind: type, default: Any)
 
 
 def _params(path: str, data: dict[str, Any], solvers: list[str]) -> dict[str, dict[str, Any]]:
-    """Per-solver parameters from `params`: plain values are common to every solver, and a
-    table under a solver's name adds (or overrides) that solver's own."""
+    """Per-solver parameters from `params`: plain values are common to every bioik solver (not
+    to peers, which take none), and a table under a solver's name adds (or overrides) that
+    solver's own."""
+    from bioik.bench.peers import is_peer
+
     table = data.get("params", {})
     if not isinstance(table, dict):
         raise ValueError(f"{path}: params must be a table (NAME = VALUE, or [params.SOLVER] tables); got {table!r}")  # noqa: TRY004
@@ -128,7 +136,7 @@ def _params(path: str, data: dict[str, Any], solvers: list[str]) -> dict[str, di
     for name, value in table.items():
         if isinstance(value, dict) and name not in solvers:
             raise ValueError(f"{path}: [params.{name}] is not one of the solvers run ({', '.join(solvers)})")
-    return {s: {**common, **table.get(s, {})} for s in solvers}
+    return {s: {**({} if is_peer(s) else common), **table.get(s, {})} for s in solvers}
 
 
 def _plan_from_toml(path: str, db: str | None) -> Plan:
@@ -176,9 +184,17 @@ def _plan(args: argparse.Namespace) -> Plan:
     return _plan_from_toml(args.experiment, args.db)
 
 
-def _check(plan: Plan) -> dict[str, Any]:
-    """Check every input of `plan` before anything is written; returns the robots by name."""
+def _skip(message: str) -> None:
+    """One line on stderr saying what is skipped and why (a peer that cannot run here)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """Check every input of `plan` before anything is written; returns the robots by name and
+    the peer adapters by (robot name, solver). A peer whose package is missing is dropped from
+    `plan.solvers` (one "skipping" line), one that cannot model a robot is left out for it."""
     import bioik
+    from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode, load_robot
@@ -191,9 +207,20 @@ def _check(plan: Plan) -> dict[str, Any]:
     if not plan.timeout > 0:
         raise ValueError(f"the timeout must be > 0 seconds; got {plan.timeout}")
     for s in plan.solvers:
-        if s not in bioik.solvers.names():
-            raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}")
+        if peers.is_peer(s):
+            peers.check_peer(s)
+            if plan.params[s]:
+                raise ValueError(f"{s} takes no solver parameters; got {', '.join(sorted(plan.params[s]))}")
+        elif s not in bioik.solvers.names():
+            raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}, "
+                             f"or a peer ({', '.join(peers.PREFIX + k for k in peers.PEERS)})")
     ResultStore.check_writable(plan.db)
+    for s in [s for s in plan.solvers if peers.is_peer(s)]:
+        try:
+            peers.check_available(s)
+        except peers.PeerSkipped as e:
+            _skip(str(e))
+            plan.solvers.remove(s)
     robots = {name: load_robot(name) for test in plan.tests for name in plan.robots_for(test)}
     for test in plan.tests:
         for name in plan.robots_for(test):
@@ -201,10 +228,17 @@ def _check(plan: Plan) -> dict[str, Any]:
                 fixed_seed(robots[name], plan.seed_mode or default_seed_mode(test), plan.seed_config)
             except ValueError as e:
                 raise ValueError(f"seed config for robot {name!r}: {e}") from None
-    for robot in robots.values():
+    adapters: dict[tuple[str, str], Any] = {}
+    for name, robot in robots.items():
         for s in plan.solvers:
-            warm_up(robot, s, plan.timeout, plan.params[s])  # an unknown parameter fails here, before any write
-    return robots
+            if not peers.is_peer(s):
+                warm_up(robot, s, plan.timeout, plan.params[s])  # an unknown parameter fails here, before any write
+            elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
+                try:  # the model is built here, before the clock
+                    adapters[name, s] = peers.load_peer(s, robot, robot.tips[0], name)
+                except peers.PeerSkipped as e:
+                    _skip(str(e))
+    return robots, adapters
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -213,9 +247,11 @@ def _run(args: argparse.Namespace) -> int:
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import generate
 
+    from bioik.bench.peers import PEER_TESTS, is_peer, solve_function
+
     plan = _plan(args)
     try:
-        robots = _check(plan)
+        robots, adapters = _check(plan)
     except (ValueError, KeyError) as e:
         if plan.source is None:
             raise
@@ -225,9 +261,14 @@ def _run(args: argparse.Namespace) -> int:
             for name in plan.robots_for(test):
                 targets = generate(robots[name], test, plan.targets, plan.seed)
                 for s in plan.solvers:
+                    if is_peer(s) and (test not in PEER_TESTS or (name, s) not in adapters):
+                        if test not in PEER_TESTS and name == plan.robots_for(test)[0]:
+                            _skip(f"skipping {s} on test {test}: peers run only pose goals on one tip ({', '.join(PEER_TESTS)})")
+                        continue  # a robot the peer cannot model was reported by _check
+                    extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) else {}
                     summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
                                              plan.params[s], targets=targets, seed_mode=plan.seed_mode,
-                                             seed_config=plan.seed_config)
+                                             seed_config=plan.seed_config, **extra)
                     if summary.interrupted:
                         print(f"interrupted: {name}/{test}/{s} stopped after {summary.skipped + summary.ran}/{summary.n_targets}"
                               " targets; completed rows are kept in the DB; re-run the same command to resume", file=sys.stderr)
@@ -257,8 +298,29 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Tune a solver's parameters with Optuna (`bioik.bench.tune`); resumes a study in --db.
+
+    Ctrl-C stops cleanly (exit status 130): finished trials are kept; re-run the same command to resume.
+    """
+    from bioik.bench.tune import parse_range, report, tune
+
+    ranges = [parse_range(text) for text in args.space or []]
+    try:
+        result = tune(args.db, args.robot, args.test, args.solver, args.trials, args.targets, args.timeout, args.seed,
+                      args.study, ranges, dict(args.param or []))
+    except KeyboardInterrupt:
+        print("interrupted: finished trials are kept in the DB; re-run the same command to resume", file=sys.stderr)
+        return 130
+    print(report(result, args.timeout))
+    if result.interrupted:
+        print("interrupted: finished trials are kept in the DB; re-run the same command to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add `bench` with its run / report / plot subcommands to the `bioik` parser."""
+    """Add `bench` with its run / report / plot / tune subcommands to the `bioik` parser."""
     bench = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
                            description="Benchmark solvers (SPEC §2.6): results in SQLite, markdown report, plots.")
     bsub = bench.add_subparsers(dest="bench_command", required=True)
@@ -269,7 +331,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path "
                                                         "(repeatable; required except with --test scale)")
     run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)})")
-    run.add_argument("--solver", action="append", help="solver name (repeatable; default: bioik's default solver)")
+    run.add_argument("--solver", action="append", help="solver name, or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
+                                                         "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
     run.add_argument("--targets", type=int, help="number of targets (default 100)")
     run.add_argument("--timeout", type=float, help="seconds per solve (default 0.005)")
@@ -287,3 +350,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     pl.add_argument("db", help="results DB")
     pl.add_argument("--out", required=True, help="output directory")
     pl.set_defaults(func=cmd_plot)
+    tu = bsub.add_parser("tune", help="tune a solver's parameters with Optuna (resumable study in SQLite)",
+                         description="Tune a solver's parameters with Optuna's TPE [E 5.2, 8.16]: each trial solves the same "
+                                     "targets; score = mean solve time, a failure counting as the timeout. BioIK 2 solvers "
+                                     "search the ranges of [E Table 8.10]. Re-running the same command resumes the study.")
+    tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path")
+    tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t != 'scale')}")
+    tu.add_argument("--solver", default="bio2_memetic", help="solver to tune (default bio2_memetic)")
+    tu.add_argument("--trials", type=int, required=True, help="completed trials the study should have (resumed studies count theirs)")
+    tu.add_argument("--targets", type=int, default=100, help="number of targets per trial (default 100)")
+    tu.add_argument("--timeout", type=float, default=0.005, help="seconds per solve, also a failure's score (default 0.005)")
+    tu.add_argument("--seed", type=int, default=0, help="target generation and sampler seed (default 0)")
+    tu.add_argument("--study", help="study name (default ROBOT-TEST-SOLVER)")
+    tu.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="fixed solver parameter, not tuned (repeatable)")
+    tu.add_argument("--space", action="append", metavar="NAME=LO:HI[:log]", help="search range of a parameter, replacing or adding "
+                                                                                 "to the default space (repeatable)")
+    tu.add_argument("--db", required=True, help="SQLite file of the study and its per-trial results (created if missing)")
+    tu.set_defaults(func=cmd_tune)

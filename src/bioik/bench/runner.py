@@ -4,13 +4,18 @@ The time is of the whole call, goal construction included (as in benchmarks/fkik
 warm-up solves (compilation, caches) before it are not timed.
 
 The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m, rotation
-angle ≤ 1e-5 rad, SPEC §3), never taken from `Result.success`. Each target's row is
+angle ≤ 1e-5 rad, SPEC §3; the `scale` test: 1e-3 m / 1e-2 rad, see
+`targets.tolerances`), never taken from `Result.success`. Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
 the same experiment solves only the missing targets.
 
 The seed mode (see `targets`) picks each solve's start; targets are solved in index order,
 so in `warm` mode a resumed run continues from the last stored solution. In `none` mode the
 stored seed states are drawn as in `random` but not used.
+
+A peer solver (`peer:NAME`, see `peers`) goes through the same loop: its adapter is built
+before the clock (model construction is not timed), wrapped as a `bioik.solve`-shaped
+function, and its answers are checked here like every solver's.
 """
 
 from __future__ import annotations
@@ -24,12 +29,11 @@ from typing import Any
 import numpy as np
 
 import bioik
+from bioik.bench import peers
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import Targets, check_seed_mode, default_seed_mode, generate, pose_errors
+from bioik.bench.targets import DEFAULT_TOLERANCES, Targets, check_seed_mode, default_seed_mode, generate, pose_errors, tolerances
 from bioik.kinematics.robot import Robot
 
-POSITION_TOLERANCE = 1e-5
-ROTATION_TOLERANCE = 1e-5
 WARMUP_SOLVES = 5
 PROGRESS_INTERVAL_S = 1.0
 
@@ -57,10 +61,11 @@ def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], s
         solve(robot, [bioik.PoseGoal(tip, robot.link_pose(q, tip))], seed=start, timeout=timeout, solver=solver, **params)
 
 
-def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[bool, float, float]:
-    """(accepted?, position error, rotation error) of `q` for pose `T`: the benchmark's own test."""
+def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> tuple[bool, float, float]:
+    """(accepted?, position error, rotation error) of `q` for pose `T`: the benchmark's own
+    test, at tol = (position m, rotation rad)."""
     dp, angle = pose_errors(robot, tip, T, q)
-    ok = bool(robot.within_limits(q)) and dp <= POSITION_TOLERANCE and angle <= ROTATION_TOLERANCE
+    ok = bool(robot.within_limits(q)) and dp <= tol[0] and angle <= tol[1]
     return ok, dp, angle
 
 
@@ -138,6 +143,11 @@ def run_experiment(
     KeyboardInterrupt stops the run after the last whole row (summary.interrupted).
     """
     params = dict(params or {})
+    if peers.is_peer(solver) and solve is bioik.solve:  # raises PeerSkipped if it cannot run here
+        if params:
+            raise ValueError(f"{solver} takes no solver parameters; got {', '.join(sorted(params))}")
+        peers.check_test(solver, test)
+        solve = peers.solve_function(peers.load_peer(solver, robot, robot.tips[0], robot_name))
     seed_mode = check_seed_mode(default_seed_mode(test) if seed_mode is None else seed_mode)
     fixed = fixed_seed(robot, seed_mode, seed_config)
     targets = generate(robot, test, n_targets, seed) if targets is None else targets
@@ -151,6 +161,7 @@ def run_experiment(
     summary = RunSummary(eid, len(targets), skipped=len(done))
     progress = _Progress(f"{robot_name}/{test}/{solver}", len(targets))
     tip = targets.tip
+    tol = tolerances(test)
     try:
         for i in range(len(targets)):
             if i in done:
@@ -158,9 +169,10 @@ def run_experiment(
             T = targets.poses[i]
             start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
             t0 = time.perf_counter()
-            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver, **params)
+            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver,
+                        position_tolerance=tol[0], rotation_tolerance=tol[1], **params)
             elapsed = time.perf_counter() - t0
-            ok, dp, angle = check(robot, tip, T, res.q)
+            ok, dp, angle = check(robot, tip, T, res.q, tol)
             solution = [float(x) for x in res.q]
             store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),
                                             dp, angle, solution))
