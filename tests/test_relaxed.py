@@ -114,3 +114,26 @@ def test_reproducible_and_rejection_sampling():
     seen = []
     c = bioik.solve(robot, [bioik.PoseGoal(tip, T)], callback=lambda q: seen.append(q) or len(seen) >= 2, **kw)
     assert c.success and c.callback_calls == 2 and c.restarts >= 1
+
+
+@pytest.mark.parametrize("primary_only", [False, True])
+def test_compiled_pose_objective_equals_the_python_one(primary_only):
+    from bioik.goals.problem import Problem
+    from bioik.solvers.relaxed import DEFAULTS, CompiledPoseObjective, RelaxedObjective, objective_for
+
+    robot = bioik.load_robot("panda")
+    rng = np.random.default_rng(4)
+    T = robot.link_pose(robot.random_configuration(rng), robot.tips[0])
+    U = robot.link_pose(robot.random_configuration(rng), "panda_link5")
+    goals = [bioik.PoseGoal(robot.tips[0], T, weight=1.3), bioik.PositionGoal("panda_link5", U[:3, 3], weight=0.4, secondary=True),
+             bioik.OrientationGoal("panda_link5", U[:3, :3], weight=0.7)]
+    p = Problem(robot, goals)
+    fast = objective_for(p, dict(DEFAULTS), primary_only)
+    slow = RelaxedObjective(p, dict(DEFAULTS), primary_only)
+    assert isinstance(fast, CompiledPoseObjective)
+    for _ in range(5):
+        q = robot.random_configuration(rng)
+        (v1, g1), (v2, g2) = fast(q), slow(q)
+        assert v1 == pytest.approx(v2, rel=1e-12) and v1 > 1.0
+        np.testing.assert_allclose(g1, g2, rtol=1e-9, atol=1e-9)
+    assert isinstance(objective_for(Problem(robot, [*goals, bioik.CenterJointsGoal()]), dict(DEFAULTS)), RelaxedObjective)

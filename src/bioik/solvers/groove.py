@@ -19,6 +19,9 @@ gives no values for the swamp, so `SWAMP` below is our choice (documented there)
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+from bioik.kinematics.frames import JIT
 
 #: Groove parameters of RelaxedIK's pose objectives [E 3.1.6, 8]: s, c, r, g, n.
 POSE_GROOVE = dict(s=0.0, c=0.1, r=10.0, g=2.0, n=1)
@@ -29,9 +32,11 @@ POSE_GROOVE = dict(s=0.0, c=0.1, r=10.0, g=2.0, n=1)
 SWAMP = dict(a1=1.0, a2=1.0, m=2.0, nw=20.0)
 
 
+@njit(**JIT)
 def groove(x, s=0.0, c=0.1, r=10.0, g=2.0, n=1):
-    """groove(x) = (−1)^n exp(−(x−s)²/(2c²)) + r (x−s)^g, elementwise."""
-    d = np.asarray(x, dtype=float) - s
+    """groove(x) = (−1)^n exp(−(x−s)²/(2c²)) + r (x−s)^g, elementwise (compiled: also
+    called inside `relaxed`'s compiled objective)."""
+    d = x - s
     return (-1.0) ** n * np.exp(-(d * d) / (2.0 * c * c)) + r * d**g
 
 
@@ -41,12 +46,13 @@ def groove_derivative(x, s=0.0, c=0.1, r=10.0, g=2.0, n=1):
     return -((-1.0) ** n) * d / (c * c) * np.exp(-(d * d) / (2.0 * c * c)) + r * g * d ** (g - 1.0)
 
 
+@njit(**JIT)
 def groove_derivative_over_offset(x, s=0.0, c=0.1, r=10.0, g=2.0, n=1):
     """(d groove / dx) / (x − s): finite at x = s for g ≥ 2 (the limit is taken there).
 
     The chain rule through a norm x = ‖e‖ (with s = 0) needs groove'(x)/x: ∂groove/∂e =
     groove'(x)/x · e, smooth at e = 0."""
-    d = np.asarray(x, dtype=float) - s
+    d = x - s
     return -((-1.0) ** n) / (c * c) * np.exp(-(d * d) / (2.0 * c * c)) + r * g * d ** (g - 2.0)
 
 

@@ -37,15 +37,23 @@ secondary goals are present and pull a result off the primary goals, a second SL
 from there on the primary objectives alone (the "polish") is tried before the restart —
 RelaxedIK relaxes goals against each other by design, our success test does not. Rejection
 sampling (a solution callback refusing an answer) is done by the API layer [E 8.1].
+
+When every goal is a pose, position or orientation goal (the common case), the objective
+and its gradient are one compiled call (`pose_groove_objective`, ≈ 3 µs against ≈ 110 µs
+assembled in Python); other problems take the Python objective.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.optimize import minimize
 
 from bioik.goals.base import AVOID_JOINT_LIMITS, ORIENTATION, POSE, POSITION
+from bioik.goals.layout import unpack
 from bioik.goals.problem import Problem
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset, swamp, swamp_derivative
 from bioik.solvers.scipy_objective import goal_blocks, make_buffers, restart_search, scipy_bounds, timed
 
@@ -146,12 +154,78 @@ class RelaxedObjective:
         return parts if detail else (value, grad)
 
 
+@njit(**JIT)
+def pose_groove_objective(ibuf, fbuf, q, seg, frames, J, W, c, r, g, grad):
+    """The objective of `RelaxedObjective` for pose-type goals only, compiled: W[k] =
+    (position weight, rotation weight) of goal k (0: term left out). Returns its value;
+    its gradient goes to grad."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
+    n = q.shape[0]
+    grad[:] = 0.0
+    value = 0.0
+    for k in range(gi.shape[0]):
+        kind, o = gi[k, 0], gi[k, 1]
+        row = 6 * o
+        if kind != ORIENTATION and W[k, 0] > 0.0:
+            ex, ey, ez = frames[o, 0] - gf[k, 0], frames[o, 1] - gf[k, 1], frames[o, 2] - gf[k, 2]
+            x = np.sqrt(ex * ex + ey * ey + ez * ez)
+            value += W[k, 0] * (groove(x, 0.0, c, r, g, 1) + 1.0)
+            f = W[k, 0] * groove_derivative_over_offset(x, 0.0, c, r, g, 1)
+            for v in range(n):
+                grad[v] += f * (J[row, v] * ex + J[row + 1, v] * ey + J[row + 2, v] * ez)
+        if kind != POSITION and W[k, 1] > 0.0:
+            qw, qx, qy, qz = frames[o, 3], frames[o, 4], frames[o, 5], frames[o, 6]
+            sg = 1.0 if qw * gf[k, 3] + qx * gf[k, 4] + qy * gf[k, 5] + qz * gf[k, 6] >= 0.0 else -1.0
+            ew, ex, ey, ez = qw - sg * gf[k, 3], qx - sg * gf[k, 4], qy - sg * gf[k, 5], qz - sg * gf[k, 6]
+            d = np.sqrt(ew * ew + ex * ex + ey * ey + ez * ez)
+            theta = 4.0 * np.arcsin(min(1.0, 0.5 * d))
+            value += W[k, 1] * (groove(theta, 0.0, c, r, g, 1) + 1.0)
+            ratio = theta / d if d > 1e-12 else 2.0
+            f = W[k, 1] * groove_derivative_over_offset(theta, 0.0, c, r, g, 1) * ratio * 2.0 / np.sqrt(max(1e-300, 1.0 - 0.25 * d * d))
+            for v in range(n):  # ∂q_E/∂q_v = ½ (0, ω_v) ⊗ q_E
+                ax, ay, az = J[row + 3, v], J[row + 4, v], J[row + 5, v]
+                dw = -ax * qx - ay * qy - az * qz
+                dx = ax * qw + ay * qz - az * qy
+                dy = ay * qw + az * qx - ax * qz
+                dz = az * qw + ax * qy - ay * qx
+                grad[v] += f * 0.5 * (ew * dw + ex * dx + ey * dy + ez * dz)
+    return value
+
+
+class CompiledPoseObjective:
+    """`RelaxedObjective` for problems of pose-type goals only, as one compiled call."""
+
+    def __init__(self, problem: Problem, params: dict[str, float], primary_only: bool = False):
+        self.problem = problem
+        seg, frames, J = make_buffers(problem)[:3]
+        self.buffers = (seg, frames, J)
+        self.W = np.zeros((len(problem.goals), 2))
+        for k, goal in enumerate(problem.goals):
+            if goal.is_secondary and primary_only:
+                continue
+            w = goal.weight * (params["secondary_weight"] if goal.is_secondary else 1.0)
+            self.W[k] = params["position_weight"] * w, params["rotation_weight"] * w
+        self.loss = params["groove_c"], params["groove_r"], params["groove_g"]
+
+    def __call__(self, q: np.ndarray) -> tuple[float, np.ndarray]:
+        grad = np.empty(q.shape[0])
+        value = pose_groove_objective(self.problem.ibuf, self.problem.fbuf, q, *self.buffers, self.W, *self.loss, grad)
+        return value, grad
+
+
+def objective_for(problem: Problem, params: dict[str, float], primary_only: bool = False):
+    """The compiled objective when every goal is pose-type, else the Python one."""
+    pose_only = not problem.python_goals and all(g.kind in (POSE, POSITION, ORIENTATION) for g in problem.goals)
+    return (CompiledPoseObjective if pose_only else RelaxedObjective)(problem, params, primary_only)
+
+
 def relaxed_search(problem: Problem, q, deadline, budget, seed, mode, settings, random_start=False):
     """Family.search protocol: SLSQP on the groove objective with random restarts."""
     p = _params(settings)
-    fun = RelaxedObjective(problem, p)
+    fun = objective_for(problem, p)
     has_secondary = any(g.is_secondary for g in problem.goals)
-    polish = RelaxedObjective(problem, p, primary_only=True) if has_secondary else None
+    polish = objective_for(problem, p, primary_only=True) if has_secondary else None
     bounds = scipy_bounds(problem)
     cap = max(1, int(p["max_iterations_per_run"]))
 

@@ -52,7 +52,7 @@ from bioik.goals.problem import Problem
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.kinematics.limits import wrap_near
 from bioik.solvers import kdl
-from bioik.solvers.scipy_objective import compiled_cost, make_buffers, scipy_bounds
+from bioik.solvers.scipy_objective import compiled_cost, make_buffers, scipy_bounds, single_threaded_blas
 
 #: kdl's parameters first (passed to its kernel as settings[:3]), then the race's.
 DEFAULTS = {
@@ -275,7 +275,8 @@ def trac_search(problem: Problem, q, deadline, budget, seed, mode, settings, ran
     """Family.search protocol: (found, iterations, restarts); q gets the answer (or the
     lowest-cost configuration seen if no valid one was found)."""
     race = _Race(problem, q, deadline, budget, seed, int(mode), settings, bool(random_start))
-    race.run(q.copy(), bool(random_start))
+    with single_threaded_blas():
+        race.run(q.copy(), bool(random_start))
     if race.chosen is not None:
         q[:] = race.chosen
         return True, race.iterations, race.restarts
