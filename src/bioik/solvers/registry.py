@@ -102,6 +102,7 @@ SOLVERS: dict[str, Family] = {
     "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=_bio2_pose_query, description="BioIK 2, quadratic memetics (faithful)"),
     "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=_bio2_pose_query, description="BioIK 2, linear memetics"),
     "bio2_lm": Family("bio2_lm", bio2.LM_DEFAULTS, _bio2, fixed=(bio2.LM,), single_pose=_bio2_pose_query, description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+    "bio2_memetic_lbfgs": Family("bio2_memetic_lbfgs", bio2.DEFAULTS, bio2_lbfgs_search, description="BioIK 2, L-BFGS-B memetics (scipy)"),
     "trac": Family("trac", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.SPEED,), description="TRAC-IK-style race of kdl and SLSQP, first valid wins (speed mode) [E 3.1.2]"),
     "trac_distance": Family("trac_distance", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.DISTANCE,), description="TRAC-IK race, distance mode: the solution nearest the seed [E 3.1.2]"),
     "trac_manip1": Family("trac_manip1", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.MANIP1,), description="TRAC-IK race, manip1 mode: maximal sqrt(det(J Jᵀ)) [E 3.1.2]"),

@@ -18,7 +18,7 @@ from numba import njit
 from threadpoolctl import ThreadpoolController
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import goal_residual
+from bioik.goals.kernels import MAX_LINK_ROWS, goal_residual
 from bioik.goals.layout import unpack
 from bioik.goals.problem import Problem
 from bioik.kinematics.frames import JIT
@@ -34,8 +34,9 @@ def make_buffers(problem: Problem) -> tuple:
     n = problem.robot.dof
     O, S = max(len(problem.links), 1), max(problem.program.n_segments, 1)
     R = int(problem.gi[:, 5].sum()) + 1
-    return (np.empty((S, 7)), np.empty((O, 7)), np.empty((6 * O, n)), np.empty(max(8, n)), np.empty((max(8, n), n)),
-            np.empty((32, 3)), np.empty(R), np.empty((R, n)))
+    m = max(MAX_LINK_ROWS, n)
+    return (np.empty((S, 7)), np.empty((O, 7)), np.empty((6 * O, n)), np.empty(m), np.empty((m, n)),
+            np.empty((4 * MAX_LINK_ROWS, 3)), np.empty(R), np.empty((R, n)))
 
 
 def kinematics(q: np.ndarray, problem: Problem, buffers: tuple):

@@ -1,0 +1,256 @@
+"""`bio2_memetic_lbfgs`: BioIK 2 with L-BFGS-B memetics through scipy.
+
+[R 3.7.9] lists L-BFGS-B among the memetic methods tried for BioIK 2 (from the
+CppNumericalSolvers library, [R 3.5.3]); [E 3.1, Table 3.1] keeps it as a bio2 mode
+("a numerical solver (L-BFGS, as in the original BioIK algorithm)"). Here it is scipy's
+L-BFGS-B, which compiled code cannot call, so this search is a Python driver around two
+small kernels built from `bioik.solvers.bio2`'s pieces:
+
+  * `evolve_island` — steps 1 and 2 of `bio2.bio2_search` for every species of one island:
+    exact FK at the species' best (the acceptance test runs there), re-scoring of the
+    population on the Jacobian-extrapolated model, `memetic_evolution_gens` generations
+    of evolution on that model (`evolve_pose` / `evolve_general`);
+  * step 3, in Python: L-BFGS-B (box constraints = joint limits, at most
+    `memetic_opt_gens` iterations) on each species' `elite_count` best individuals,
+    minimising the exact weighted primary cost ‖e‖² with its exact gradient 2·Jₑᵀe
+    (`primary_cost`, one compiled call per evaluation). Unlike the line searches of
+    `bio2_memetic`, which work on the extrapolated model, a numerical solver needs a
+    consistent objective, so it runs on exact FK; its result is written back (gene and
+    exact cost) and goes through the one acceptance test (`Problem.accept`);
+  * `wipeout` — step 4 of `bio2.bio2_search`: every species but the best is reset to a
+    random genome if it did not improve during the step, or with probability
+    `wipeout_probability` [R 3.7.5].
+
+The population (genes, momenta, fitness) lives in numpy arrays owned by the driver; the
+RNG is the kernels' SplitMix64 state, seeded with the search's seed, and scipy's L-BFGS-B
+is deterministic, so a run is reproducible from the seed and the iteration budget (one
+iteration = one step of every island, as for `bio2`). The best configuration ever seen
+(species bests at step start and L-BFGS results, all on exact FK) is kept separately, so
+a wipeout never loses it, and is returned when the deadline or the budget ends the search.
+
+L-BFGS-B's default stopping test (relative cost decrease below ≈2e-9 of max(|f|, 1))
+stops far from IK precision (plausibly why it did poorly as a solver of its own in [R 3.5.3]), so it runs with
+tolerances near zero and is bounded by its iteration count instead.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+from scipy.optimize import Bounds, minimize
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
+from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY
+from bioik.goals.layout import unpack
+from bioik.kinematics.frames import JIT
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.bio2 import NORMALS, evolve_general, evolve_pose, offsets, score
+from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.rng import random_configuration, uniform
+from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
+
+
+#: L-BFGS-B stopping tolerances: effectively off, so `memetic_opt_gens` bounds the run.
+FTOL = 1e-20
+GTOL = 1e-14
+
+
+@njit(**JIT)
+def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings, mode, rng, normals):
+    """Steps 1–2 of `bio2.bio2_search` for the species of one island.
+
+    genes, moms (S, P, n), fit (S, P): the island's population, updated in place; before
+    (S,) ← each species' exact cost at the step's start; best (n,), best_fit (1,): the
+    best configuration seen, updated. Returns the species whose best passed the
+    acceptance test (best ← it), or −1.
+    """
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    S, P, n = genes.shape
+    C = int(settings[1])
+    evo_gens = int(settings[5])
+    mom_mix = settings[8]
+    G = gi.shape[0]
+    O = max(out_seg.shape[0], 1)
+    L = 6 * O
+    span = shi - slo
+    has_secondary = False
+    pose_only = True
+    for g in range(G):
+        if gi[g, SECONDARY]:
+            has_secondary = True
+        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
+            pose_only = False
+    x0 = np.empty(n)
+    poff = np.empty((P, L))
+    cgenes = np.empty((C + P, n))
+    cmoms = np.empty((C + P, n))
+    cfit = np.empty((C + P, 2))
+    coff = np.empty((C + P, L))
+    order = np.empty(C + P, dtype=np.int64)
+    seg = np.empty((max(seg_i.shape[0], 1), 7))
+    frames0 = np.empty((O, 7))
+    J0 = np.empty((L, n))
+    work = np.empty((O, 7))
+    r = np.empty(max(MAX_LINK_ROWS, n))
+    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
+    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
+    errors = np.empty((G, 2))
+    f2 = np.empty(2)
+    for s in range(S):
+        # 1. exact FK at the species' best; the acceptance test runs on it
+        x0[:] = genes[s, 0]
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
+        if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
+            best[:] = x0
+            return s
+        for k in range(P):
+            offsets(J0, x0, genes[s], k, poff, k)
+            score(gi, gf, gw, frames0, J0, poff, k, genes[s], k, vdata, work, r, Jr, scratch, f2, pose_only)
+            fit[s, k] = f2[0]
+        if fit[s, 0] < best_fit[0]:
+            best_fit[0] = fit[s, 0]
+            best[:] = x0
+        before[s] = fit[s, 0]
+        # 2. evolution on the extrapolated model
+        if pose_only:
+            evolve_pose(genes[s], moms[s], fit[s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
+                        gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary, f2)
+        else:
+            evolve_general(genes[s], moms[s], fit[s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
+                           gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary,
+                           work, r, Jr, scratch, f2)
+    return -1
+
+
+@njit(**JIT)
+def wipeout(ibuf, fbuf, genes, moms, fit, before, p_wipe, rng):
+    """Step 4 of `bio2.bio2_search` for one island: every species but the best that did not
+    improve during the step, or at random, is reset to one random genome [R 3.7.5].
+    Returns the number of species wiped out."""
+    bounds = unpack(ibuf, fbuf)[9]
+    slo, shi = bounds[2], bounds[3]
+    S, P, n = genes.shape
+    x = np.empty(n)
+    sb = 0
+    for s in range(1, S):
+        if fit[s, 0] < fit[sb, 0]:
+            sb = s
+    count = 0
+    for s in range(S):
+        if s != sb and (not fit[s, 0] < before[s] or uniform(rng) < p_wipe):
+            random_configuration(rng, slo, shi, x)
+            for k in range(P):
+                genes[s, k] = x
+                moms[s, k] = 0.0
+                fit[s, k] = np.inf
+            count += 1
+    return count
+
+
+@njit(**JIT)
+def primary_cost(ibuf, fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, grad):
+    """Exact weighted primary cost ‖e‖² at x (the fitness `bio2` extrapolates) → returned,
+    and its gradient 2·Jₑᵀe → grad."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, _, vdata, _ = unpack(ibuf, fbuf)
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)
+    rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, r, Jr, scratch, e, Je, False)
+    for v in range(x.shape[0]):
+        acc = 0.0
+        for k in range(rows):
+            acc += Je[k, v] * e[k]
+        grad[v] = 2.0 * acc
+    return 2.0 * E
+
+
+@njit(**JIT)
+def random_genome(ibuf, fbuf, q, rng):
+    """q ← a uniform random configuration (as `bio2_search` with a random start)."""
+    bounds = unpack(ibuf, fbuf)[9]
+    random_configuration(rng, bounds[2], bounds[3], q)
+
+
+def _objective(problem, n):
+    """f(x) → (exact primary cost, gradient) for scipy, with scratch bound once."""
+    seg, frames, J, r, Jr, scratch, e, Je = make_buffers(problem)
+    ibuf, fbuf = problem.ibuf, problem.fbuf
+
+    def f(x):
+        grad = np.empty(n)
+        value = primary_cost(ibuf, fbuf, np.ascontiguousarray(x, dtype=np.float64), seg, frames, J, r, Jr, scratch, e, Je, grad)
+        return value, grad
+
+    return f
+
+
+def bio2_lbfgs_search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
+    """Family.search protocol: BioIK 2 from q (or a random start) with L-BFGS-B memetics;
+    q ← the best configuration. Returns (found, steps, wipeouts)."""
+    with single_threaded_blas():
+        return _search(problem, q, deadline, budget, seed, mode, settings, random_start)
+
+
+def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
+    P, elites = int(settings[0]), min(max(int(settings[2]), 0), int(settings[0]))
+    I, S = int(settings[3]), int(settings[4])
+    opt_gens, p_wipe = int(settings[6]), float(settings[7])
+    mode = int(mode)
+    n = q.shape[0]
+    ibuf, fbuf = problem.ibuf, problem.fbuf
+    lo, hi = problem.bounds[0].copy(), problem.bounds[1].copy()
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(int(seed))
+    if random_start:
+        random_genome(ibuf, fbuf, q, rng)
+    genes = np.empty((I, S, P, n))
+    genes[:] = q  # every individual starts at the seed [R 3.7.6]
+    moms = np.zeros((I, S, P, n))
+    fit = np.full((I, S, P), np.inf)
+    before = np.empty(S)
+    best = q.copy()
+    best_fit = np.full(1, np.inf)
+    f = _objective(problem, n)
+    bounds = Bounds(lo, hi)  # ±inf: an unbounded side
+    options = {"maxiter": max(opt_gens, 1), "ftol": FTOL, "gtol": GTOL}
+    steps = wipeouts = 0
+    success = late = False
+    while True:
+        for i in range(I):
+            if evolve_island(ibuf, fbuf, genes[i], moms[i], fit[i], before, best, best_fit, settings, mode, rng, NORMALS) >= 0:
+                success = True
+                break
+            # 3. memetics: L-BFGS-B on the elites (the population is sorted, best first); with
+            # scipy's per-call overhead a run costs many `bio2` steps, so the deadline is
+            # checked before each
+            if opt_gens > 0:
+                for s in range(S):
+                    for k in range(elites):
+                        if time.monotonic() > deadline:
+                            late = True
+                            break
+                        res = minimize(f, genes[i, s, k], jac=True, method="L-BFGS-B", bounds=bounds, options=options)
+                        x = np.clip(res.x, lo, hi)
+                        value = float(res.fun)  # exact, ≤ the exact cost at the start
+                        genes[i, s, k] = x
+                        fit[i, s, k] = value
+                        if value < best_fit[0]:
+                            best_fit[0] = value
+                            best[:] = x
+                        if problem.accept(x, mode)[0]:
+                            best[:] = x
+                            success = True
+                            break
+                    if success or late:
+                        break
+                if success or late:
+                    break
+            # 4. wipeouts [R 3.7.5]
+            wipeouts += int(wipeout(ibuf, fbuf, genes[i], moms[i], fit[i], before, p_wipe, rng))
+        steps += 1
+        if success or late or steps >= budget or time.monotonic() > deadline:
+            break
+    q[:] = best
+    return success, steps, wipeouts
