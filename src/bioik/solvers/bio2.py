@@ -160,20 +160,28 @@ def score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratc
 
 
 @njit(inline="always", **JIT)
-def make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix):
-    """Child c of two random parents (the better one mutated), with its momentum and
-    predicted link offsets (the parent's plus J·(child − parent))."""
-    P, n = genes.shape
-    L = poff.shape[1]
+def draw_parents(fit, P, max_offset, rng):
+    """A child's random draws: two distinct parents (better first), the mutation rate
+    2^k / 2^23 with k uniform in [0, 16) [R eq. 3.1], the momentum mix weight and the
+    offset into the normal deviates."""
     a = randint(rng, P)
     b = randint(rng, P - 1) if P > 1 else 0
     if P > 1 and b >= a:
         b += 1
     p1, p2 = (a, b) if fit[a] <= fit[b] else (b, a)
-    rate = float(1 << randint(rng, 16)) * 2.0**-23  # 2^k / 2^23 [R eq. 3.1]
-    mom = float(c % 3)
+    rate = float(1 << randint(rng, 16)) * 2.0**-23
     w = uniform(rng)
-    off = randint(rng, normals.shape[0] - n)
+    return p1, p2, rate, w, randint(rng, max_offset)
+
+
+@njit(inline="always", **JIT)
+def make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix):
+    """Child c of two random parents (the better one mutated), with its momentum and
+    predicted link offsets (the parent's plus J·(child − parent))."""
+    P, n = genes.shape
+    L = poff.shape[1]
+    p1, p2, rate, w, off = draw_parents(fit, P, normals.shape[0] - n, rng)
+    mom = float(c % 3)
     for v in range(n):
         m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
         g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
@@ -247,15 +255,8 @@ def evolve_pose(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames
     NN = normals.shape[0]
     for gen in range(gens):
         for c in range(C):
-            a = randint(rng, P)
-            b = randint(rng, P - 1) if P > 1 else 0
-            if P > 1 and b >= a:
-                b += 1
-            p1, p2 = (a, b) if fit[a] <= fit[b] else (b, a)
-            rate = float(1 << randint(rng, 16)) * 2.0**-23  # 2^k / 2^23 [R eq. 3.1]
+            p1, p2, rate, w, off = draw_parents(fit, P, NN - n, rng)
             mom = float(c % 3)
-            w = uniform(rng)
-            off = randint(rng, NN - n)
             for v in range(n):
                 m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
                 g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
@@ -291,6 +292,47 @@ def evolve_pose(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames
 
 
 @njit(**JIT)
+def evolve_single(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw,
+                  lo, hi, span, normals, rng, C, gens, mom_mix):
+    """`evolve_pose` for one primary pose-type goal on one link (6 offsets), the FK/IK case:
+    mutation and extrapolation fused in one pass over the genes, the six predicted offsets
+    kept in registers. Same draws and arithmetic as `evolve_pose`, so the same results."""
+    P, n = genes.shape
+    NN = normals.shape[0]
+    kind = gi[0, 0]
+    weight = gw[0]
+    pw, pxx, pyy, pzz = frames0[0, 3], frames0[0, 4], frames0[0, 5], frames0[0, 6]
+    p0x, p0y, p0z = frames0[0, 0], frames0[0, 1], frames0[0, 2]
+    for gen in range(gens):
+        for c in range(C):
+            p1, p2, rate, w, off = draw_parents(fit, P, NN - n, rng)
+            mom = float(c % 3)
+            o0, o1, o2, o3, o4, o5 = poff[p1, 0], poff[p1, 1], poff[p1, 2], poff[p1, 3], poff[p1, 4], poff[p1, 5]
+            for v in range(n):
+                gp = genes[p1, v]
+                m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
+                g = gp + normals[off + v] * rate * span[v] + m * mom
+                g = min(max(g, lo[v]), hi[v])
+                cmoms[c, v] = m * (1.0 - mom_mix) + (g - gp) * mom_mix
+                cgenes[c, v] = g
+                dv = g - gp
+                if dv != 0.0:
+                    o0 += J0[0, v] * dv
+                    o1 += J0[1, v] * dv
+                    o2 += J0[2, v] * dv
+                    o3 += J0[3, v] * dv
+                    o4 += J0[4, v] * dv
+                    o5 += J0[5, v] * dv
+            coff[c, 0], coff[c, 1], coff[c, 2], coff[c, 3], coff[c, 4], coff[c, 5] = o0, o1, o2, o3, o4, o5
+            rw, rx, ry, rz = qmul(0.0, o3, o4, o5, pw, pxx, pyy, pzz)
+            w4, x4, y4, z4 = pw + 0.5 * rw, pxx + 0.5 * rx, pyy + 0.5 * ry, pzz + 0.5 * rz
+            inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
+            cfit[c, 0] = 0.0 + pose_cost(kind, gf, 0, p0x + o0, p0y + o1, p0z + o2, w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
+            cfit[c, 1] = 0.0
+        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, False)
+
+
+@njit(**JIT)
 def evolve_general(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw, vdata,
                    lo, hi, span, normals, rng, C, gens, mom_mix, has_secondary, work, r, Jr, scratch, f2):
     """`evolve_pose` for problems with other goal types (scored by `full_score`)."""
@@ -301,6 +343,90 @@ def evolve_general(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, fra
             cfit[c, 0] = f2[0]
             cfit[c, 1] = f2[1]
         select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary)
+
+
+@njit(inline="always", **JIT)
+def memetic_step(fx, f1, f3, variant):
+    """Step along +d from the costs at x − d, x, x + d: quadratic, s = v/a [R eq. 3.3]
+    (a step of −s along +d), or linear, f / (df/dx) [R 3.5.2]; NaN if it would not descend."""
+    if variant == QUADRATIC:
+        v1 = fx - f1
+        v2 = f3 - fx
+        a = v2 - v1
+        return -0.5 * (v1 + v2) / a if a > 0.0 else np.nan
+    slope = (f1 - f3) / 2.0
+    return fx / slope if slope > 0.0 else np.nan
+
+
+@njit(inline="always", **JIT)
+def single_cost(o0, o1, o2, o3, o4, o5, frames0, gf, kind, weight):
+    """`pose_score` of one pose-type goal on link 0 for predicted offsets o0..o5 (scalars)."""
+    pw, px, py, pz = frames0[0, 3], frames0[0, 4], frames0[0, 5], frames0[0, 6]
+    rw, rx, ry, rz = qmul(0.0, o3, o4, o5, pw, px, py, pz)
+    w4, x4, y4, z4 = pw + 0.5 * rw, px + 0.5 * rx, py + 0.5 * ry, pz + 0.5 * rz
+    inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
+    return 0.0 + pose_cost(kind, gf, 0, frames0[0, 0] + o0, frames0[0, 1] + o1, frames0[0, 2] + o2,
+                           w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
+
+
+@njit(inline="always", **JIT)
+def single_offsets(xt, x0, J0):
+    """The six predicted offsets J0·(xt − x0), summed as `offsets` sums them."""
+    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
+    for v in range(x0.shape[0]):
+        dv = xt[v] - x0[v]
+        if dv != 0.0:
+            o0 += J0[0, v] * dv
+            o1 += J0[1, v] * dv
+            o2 += J0[2, v] * dv
+            o3 += J0[3, v] * dv
+            o4 += J0[4, v] * dv
+            o5 += J0[5, v] * dv
+    return o0, o1, o2, o3, o4, o5
+
+
+@njit(inline="always", **JIT)
+def single_cost_of(xt, x0, J0, frames0, gf, kind, weight):
+    """`single_cost` of configuration xt."""
+    o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+    return single_cost(o0, o1, o2, o3, o4, o5, frames0, gf, kind, weight)
+
+
+@njit(**JIT)
+def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d):
+    """`line_search` for one primary pose-type goal on one link: the same draws and
+    arithmetic with the six offsets in registers, so the same results."""
+    n = x.shape[0]
+    kind, weight = gi[0, 0], gw[0]
+    for it in range(gens):
+        sign = h if uniform(rng) < 0.5 else -h
+        norm = 0.0
+        b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)  # at x; moving gene v adds sign·J0[:, v]
+        for v in range(n):
+            f = single_cost(b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
+                            b4 + J0[4, v] * sign, b5 + J0[5, v] * sign, frames0, gf, kind, weight)
+            grad[v] = (f - fx) / sign
+            norm += abs(grad[v])
+        if not norm > 0.0:
+            break
+        for v in range(n):
+            d[v] = grad[v] / norm * h
+            xt[v] = x[v] - d[v]
+        f1 = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        for v in range(n):
+            xt[v] = x[v] + d[v]
+        f3 = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        step = memetic_step(fx, f1, f3, variant)
+        if step != step:  # NaN: no descent step
+            break
+        for v in range(n):
+            xt[v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
+        f = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        if not f < fx:
+            break
+        x[:] = xt
+        fx = f
+    return fx
 
 
 @njit(**JIT)
@@ -337,18 +463,9 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
         offsets(J0, x0, xt, 0, toff, 0)
         score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
         f3 = f2[0]
-        if variant == QUADRATIC:
-            v1 = fx - f1
-            v2 = f3 - fx
-            a = v2 - v1
-            if not a > 0.0:
-                break
-            step = -0.5 * (v1 + v2) / a  # s = v/a [R eq. 3.3], a step of −s along +d
-        else:
-            slope = (f1 - f3) / 2.0
-            if not slope > 0.0:
-                break
-            step = fx / slope  # s = f / (df/dx) [R 3.5.2]
+        step = memetic_step(fx, f1, f3, variant)
+        if step != step:  # NaN: no descent step
+            break
         for v in range(n):
             xt[0, v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
         offsets(J0, x0, xt, 0, toff, 0)
@@ -521,7 +638,10 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                if pose_only:
+                if single_pose and L == 6:
+                    evolve_single(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
+                                  gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix)
+                elif pose_only:
                     evolve_pose(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
                                 gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary, f2)
                 else:
@@ -532,8 +652,12 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
                         x[:] = genes[i, s, k]
-                        fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
-                                         variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
+                        if single_pose and L == 6:
+                            fx = line_search_single(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, lo, hi, rng, opt_gens, h,
+                                                    variant, xt[0], grad, d)
+                        else:
+                            fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
+                                             variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                         if fx < fit[i, s, k]:
                             genes[i, s, k] = x
                             fit[i, s, k] = fx
