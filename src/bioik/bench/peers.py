@@ -320,12 +320,15 @@ class PeerAdapter:
 
 
 class RtbAdapter(PeerAdapter):
-    """Robotics Toolbox for Python: `ETS.ik_LM` (C++ core, Chan's damping), one search
-    (ilimit iterations, slimit=1) per call, from the seed then from random configurations,
-    until it succeeds within the limits or the timeout passes."""
+    """Robotics Toolbox for Python: `ETS.ik_LM` (C++ core, Chan's damping). One call runs up
+    to SLIMIT searches of ILIMIT iterations (the first from the seed, then rtb's own random
+    restarts, all in C++); calls repeat from random configurations until one succeeds
+    within the limits or the timeout passes (checked between calls: a call of 20 searches
+    takes ≈ 1.5 ms at most here)."""
 
     key, package, module = "rtb", "roboticstoolbox-python", "roboticstoolbox"
     ILIMIT = 30
+    SLIMIT = 20
     #: ik_LM's tolerance is on E = ½ eᵀe (e: position and angle-axis error): ½ PEER_TOLERANCE².
     TOL = 0.5 * PEER_TOLERANCE**2
 
@@ -347,7 +350,7 @@ class RtbAdapter(PeerAdapter):
     def _run(self, T: np.ndarray, x0: np.ndarray, deadline: float) -> np.ndarray | None:
         x = x0
         while True:
-            sol = self.ets.ik_LM(T, q0=x, ilimit=self.ILIMIT, slimit=1, tol=self.TOL, joint_limits=True)
+            sol = self.ets.ik_LM(T, q0=x, ilimit=self.ILIMIT, slimit=self.SLIMIT, tol=self.TOL, joint_limits=True)
             self.iterations += int(sol.iterations)
             self._last = sol.q
             if sol.success:
