@@ -62,7 +62,7 @@ def main() -> None:
         imports.append(time.perf_counter() - t)
 
     print(f"robot {args.robot}, link {tip}, {robot.dof} DoF (median of 7 rounds)")
-    print(f"| measure | time |\n|---|---|")
+    print("| measure | time |\n|---|---|")
     print(f"| FK per configuration, batch of 16 (kernel) | {batched:.3f} µs |")
     print(f"| FK single link_pose kernel | {kernel:.3f} µs |")
     print(f"| robot.link_pose (Python call) | {python:.3f} µs |")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import struct
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -29,6 +30,10 @@ from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).
 UNLIMITED = 2**62
+
+#: The single-pose kernel's io slots 0–7 (arguments) and 8–15 (results) as raw doubles:
+#: one struct call instead of a numpy slice assignment (≈ 0.3 against ≈ 1.2 µs).
+_IO_IN = _IO_OUT = struct.Struct("8d")
 
 
 @dataclass(slots=True)
@@ -95,6 +100,7 @@ class Solver:
         self.settings = self.family.settings(params)
         # arguments and results of the single-pose kernel (see `bioik.solvers.lm_pose`)
         self._io = new_io(self.settings, robot.multiturn)
+        self._io_bytes = memoryview(self._io).cast("B")  # struct packs 8 slots in one call
         self._problems: OrderedDict[tuple, Problem] = OrderedDict()
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
@@ -212,8 +218,8 @@ class Solver:
         pt = getattr(g, "position_tolerance", tol)
         rt = getattr(g, "rotation_tolerance", tol)
         io = self._io
-        io[:8] = (deadline, budget, base, self._mode, seed is None, g.weight,
-                  position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
+        _IO_IN.pack_into(self._io_bytes, 0, deadline, budget, base, self._mode, seed is None, g.weight,
+                         position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
         if seed is None:
             q = np.empty(robot.dof)
             problem.vdata[:, REFERENCE] = robot._center
@@ -225,7 +231,7 @@ class Solver:
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g
-        its, restarts, clipped, accepted, cost, _, dp, dr = io[8:16].tolist()
+        its, restarts, clipped, accepted, cost, _, dp, dr = _IO_OUT.unpack_from(self._io_bytes, 8 * 8)
         return Result(q, found == 1 and accepted == 1.0, cost, np.array([[dp, dr]]), time.monotonic() - t0, 0,
                       int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
 
