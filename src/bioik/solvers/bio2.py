@@ -518,6 +518,34 @@ def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, 
 
 
 @njit(**JIT)
+def goal_flags(gi):
+    """(has secondary goals, every goal pose-type or Python, stacked residual rows + 1)."""
+    has_secondary = False
+    pose_only = True
+    R = 1
+    for g in range(gi.shape[0]):
+        R += gi[g, 5]
+        if gi[g, SECONDARY]:
+            has_secondary = True
+        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
+            pose_only = False
+    return has_secondary, pose_only, R
+
+
+@njit(**JIT)
+def step_scratch(seg_i, O, G, P, C, n):
+    """Scratch of one species' step: population offsets, children (genes, momenta, fitness,
+    offsets, order), exact FK at the species' best and goal evaluation buffers:
+    (poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2)."""
+    L = 6 * O
+    rows = max(MAX_LINK_ROWS, n)
+    return (np.empty((P, L)), np.empty((C + P, n)), np.empty((C + P, n)), np.empty((C + P, 2)), np.empty((C + P, L)),
+            np.empty(C + P, dtype=np.int64), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)), np.empty((L, n)),
+            np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)), np.empty((G, 2)),
+            np.empty(2))
+
+
+@njit(**JIT)
 def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     """BioIK 2 search from q (overwritten with the best configuration); True on success.
 
@@ -543,15 +571,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
         random_configuration(rng, slo, shi, q)
     span = shi - slo
     x0 = np.empty(n)
-    has_secondary = False
-    pose_only = True
-    R = 1
-    for g in range(G):
-        R += gi[g, 5]
-        if gi[g, SECONDARY]:
-            has_secondary = True
-        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
-            pose_only = False
+    has_secondary, pose_only, R = goal_flags(gi)
     single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
     pose_work = workspace(seg_i, n)
     # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
@@ -567,22 +587,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 genes[i, s, k] = x0
     moms = np.zeros((I, S, P, n))
     fit = np.full((I, S, P), np.inf)
-    poff = np.empty((P, L))
-    # scratch
-    cgenes = np.empty((C + P, n))
-    cmoms = np.empty((C + P, n))
-    cfit = np.empty((C + P, 2))
-    coff = np.empty((C + P, L))
-    order = np.empty(C + P, dtype=np.int64)
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    frames0 = np.empty((O, 7))
-    J0 = np.empty((L, n))
-    work = np.empty((O, 7))
-    r = np.empty(max(MAX_LINK_ROWS, n))
-    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
-    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
-    errors = np.empty((G, 2))
-    f2 = np.empty(2)
+    poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
     toff = np.empty((2, L))
     x = np.empty(n)
     xt = np.empty((1, n))

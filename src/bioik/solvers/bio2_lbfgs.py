@@ -42,12 +42,10 @@ from numba import njit
 from scipy.optimize import Bounds, minimize
 
 from bioik.goals.acceptance import goal_errors
-from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, evolve_general, evolve_pose, offsets, score
+from bioik.solvers.bio2 import NORMALS, evolve_general, evolve_pose, goal_flags, offsets, score, step_scratch
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
@@ -75,31 +73,10 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     mom_mix = settings[8]
     G = gi.shape[0]
     O = max(out_seg.shape[0], 1)
-    L = 6 * O
     span = shi - slo
-    has_secondary = False
-    pose_only = True
-    for g in range(G):
-        if gi[g, SECONDARY]:
-            has_secondary = True
-        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
-            pose_only = False
+    has_secondary, pose_only, _ = goal_flags(gi)
     x0 = np.empty(n)
-    poff = np.empty((P, L))
-    cgenes = np.empty((C + P, n))
-    cmoms = np.empty((C + P, n))
-    cfit = np.empty((C + P, 2))
-    coff = np.empty((C + P, L))
-    order = np.empty(C + P, dtype=np.int64)
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    frames0 = np.empty((O, 7))
-    J0 = np.empty((L, n))
-    work = np.empty((O, 7))
-    r = np.empty(max(MAX_LINK_ROWS, n))
-    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
-    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
-    errors = np.empty((G, 2))
-    f2 = np.empty(2)
+    poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
     for s in range(S):
         # 1. exact FK at the species' best; the acceptance test runs on it
         x0[:] = genes[s, 0]
