@@ -4,10 +4,13 @@ One *step* of an island, for each of its species:
   1. exact FK and Jacobians at the species' best individual (the acceptance test runs
      here, on exact FK); the population's fitness is re-evaluated on the new model;
   2. `memetic_evolution_gens` generations: each of `child_count` children mutates the
-     better of two parents: gene += N(0,1)·2^(k−23)·span + momentum·(child mod 3), k a
-     random integer in [0, 16) drawn once per child [R 3.1, 3.7.8]; the momentum is a
-     random mix of the parents' momenta, and the child's momentum becomes
-     mix(momentum, Δgene, 0.3); genes are clamped to the limits. Children are scored on
+     best individual: gene += N(0,1)·2^(k−23)·span + momentum·(i mod 3), k a random
+     integer in [0, 16) drawn once per child [R 3.1, 3.7.8], i the child's index in the
+     pool after the P parents; the momentum is the best's, mixed with weight 0.2 (even i)
+     or 0 (odd i) with the second best's, and the child's momentum becomes
+     mix(momentum, Δgene, 0.3); genes are clamped to the limits. The normal deviates are
+     read consecutively from one random offset per generation (as the reference
+     implementation does). Children are scored on
      the Jacobian-extrapolated FK of step 1 [R 3.7.10]; with secondary goals a random
      number (1..children) of them survives a pre-selection by secondary cost [R 3.7.3];
      the best `population_size` of parents + survivors by primary cost live on;
@@ -40,14 +43,14 @@ from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
 from bioik.goals.layout import unpack
-from bioik.goals.pose import pose_cost
+from bioik.goals.pose import pose_cost, pose_cost_to, pose_weights
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
 from bioik.solvers.lm_pose import pose_attempt
 from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start, workspace
-from bioik.solvers.rng import randint, random_configuration, uniform
+from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
 
 #: Memetic variants.
 NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
@@ -160,189 +163,222 @@ def score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratc
 
 
 @njit(inline="always", **JIT)
-def draw_parents(fit, P, max_offset, rng):
-    """A child's random draws: two distinct parents (better first), the mutation rate
-    2^k / 2^23 with k uniform in [0, 16) [R eq. 3.1], the momentum mix weight and the
-    offset into the normal deviates."""
-    a = randint(rng, P)
-    b = randint(rng, P - 1) if P > 1 else 0
-    if P > 1 and b >= a:
-        b += 1
-    p1, p2 = (a, b) if fit[a] <= fit[b] else (b, a)
-    rate = float(1 << randint(rng, 16)) * 2.0**-23
-    w = uniform(rng)
-    return p1, p2, rate, w, randint(rng, max_offset)
+def child_factors(P, wsel, momf):
+    """The reference implementation's fixed momentum terms of child c, the (P+c)-th member
+    of its pool: weight 0.2 of the second parent's momentum for even P+c, else 0, and the
+    momentum factor (P+c) mod 3 [R 3.7.8]."""
+    for c in range(wsel.shape[0]):
+        wsel[c] = 0.2 if (P + c) % 2 == 0 else 0.0
+        momf[c] = float((P + c) % 3)
 
 
 @njit(inline="always", **JIT)
-def make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix):
-    """Child c of two random parents (the better one mutated), with its momentum and
-    predicted link offsets (the parent's plus J·(child − parent))."""
-    P, n = genes.shape
-    L = poff.shape[1]
-    p1, p2, rate, w, off = draw_parents(fit, P, normals.shape[0] - n, rng)
-    mom = float(c % 3)
-    for v in range(n):
-        m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
-        g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
-        g = min(max(g, lo[v]), hi[v])
-        cmoms[c, v] = m * (1.0 - mom_mix) + (g - genes[p1, v]) * mom_mix
-        cgenes[c, v] = g
-    for k in range(L):
-        coff[c, k] = poff[p1, k]
-    for v in range(n):
-        dv = cgenes[c, v] - genes[p1, v]
-        if dv != 0.0:
-            for k in range(L):
-                coff[c, k] += J0[k, v] * dv
+def draw_rates(rng, rate):
+    """rate[c] = 2^k / 2^23 with k uniform in [0, 16), one k per child [R eq. 3.1]: 4 bits
+    of a 64-bit draw each."""
+    bits = np.uint64(0)
+    for c in range(rate.shape[0]):
+        if c % 16 == 0:
+            bits = next_u64(rng)
+        rate[c] = float(1 << int((bits >> np.uint64(4 * (c % 16))) & np.uint64(15))) * 2.0**-23
 
 
 @njit(inline="always", **JIT)
-def select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary):
-    """Secondary pre-selection of a random number of children [R 3.7.3], then the best P
-    of parents + survivors by primary cost become the population. Element loops only."""
-    P, n = genes.shape
-    L = poff.shape[1]
-    for c in range(C):
-        order[c] = c
-    survivors = C
-    if has_secondary:  # insertion sort of the children by secondary cost
-        for c in range(1, C):
-            key = order[c]
-            j = c - 1
-            while j >= 0 and cfit[order[j], 1] > cfit[key, 1]:
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = key
-        survivors = 1 + randint(rng, C)
-    for k in range(P):
+def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix):
+    """Children (columns of cg, cm, co) of the best individual (genes[0]), with the second's
+    momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped; momentum ←
+    mix(momentum, Δgene, mom_mix); offsets ← best's + J0·Δgene. Child c reads the normal
+    deviates N[row0 + v, c]. The pool is gene-major and every inner loop runs over the
+    children, indexed by the loop variable alone, so that it compiles to SIMD code."""
+    n, C = cg.shape
+    b = 1 if genes.shape[0] > 1 else 0
+    for v in range(n):
+        ga, ma, mb = genes[0, v], moms[0, v], moms[b, v]
+        s, lv, hv = span[v], lo[v], hi[v]
+        r = row0 + v
+        for c in range(C):
+            m = ma * (1.0 - wsel[c]) + mb * wsel[c]
+            g = ga + N[r, c] * rate[c] * s + m * momf[c]
+            g = min(max(g, lv), hv)
+            cm[v, c] = m * (1.0 - mom_mix) + (g - ga) * mom_mix
+            cg[v, c] = g
+    for k in range(co.shape[0]):
+        a = poff[0, k]
+        for c in range(C):
+            co[k, c] = a
         for v in range(n):
-            cgenes[C + k, v] = genes[k, v]
-            cmoms[C + k, v] = moms[k, v]
-        for v in range(L):
-            coff[C + k, v] = poff[k, v]
-        cfit[C + k, 0] = fit[k]
-        order[survivors + k] = C + k
-    m = survivors + P
+            j, ga = J0[k, v], genes[0, v]
+            for c in range(C):
+                co[k, c] += j * (cg[v, c] - ga)
+
+
+@njit(inline="always", **JIT)
+def goal_model(gi, gf, gw, frames0, g):
+    """The constants of pose-type goal g's cost on the extrapolated model, as scalars: its
+    link's exact frame at the step's start, its part weights, target and weight."""
+    o = gi[g, 1]
+    wp, wr = pose_weights(gi[g, 0], gf, g)
+    return (frames0[o, 0], frames0[o, 1], frames0[o, 2], frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6],
+            wp, wr, gf[g, 0], gf[g, 1], gf[g, 2], gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6], gw[g])
+
+
+@njit(inline="always", **JIT)
+def model_cost(m, o0, o1, o2, o3, o4, o5):
+    """Weighted cost of a `goal_model` m for predicted link offsets o0..o5 (position, then
+    rotation vector): the frame is the start frame moved by them [R 3.7.10]."""
+    fx, fy, fz, qw, qx, qy, qz, wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, weight = m
+    rw, rx, ry, rz = qmul(0.0, o3, o4, o5, qw, qx, qy, qz)
+    w4, x4, y4, z4 = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
+    inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
+    return 0.0 + pose_cost_to(wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, fx + o0, fy + o1, fz + o2,
+                              w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
+
+
+@njit(inline="always", **JIT)
+def score_pose_children(gi, gf, gw, frames0, co, cf):
+    """(primary, secondary) cost of every child → cf (2, C), when every goal is pose-type:
+    the goals' frames extrapolated by the children's predicted offsets co."""
+    C = cf.shape[1]
+    for c in range(C):
+        cf[0, c] = 0.0
+        cf[1, c] = 0.0
+    for g in range(gi.shape[0]):
+        kind = gi[g, 0]
+        if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
+            continue
+        k = 6 * gi[g, 1]
+        row = 1 if gi[g, SECONDARY] else 0
+        m = goal_model(gi, gf, gw, frames0, g)
+        for c in range(C):
+            cf[row, c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
+
+
+@njit(inline="always", **JIT)
+def candidate_cost(fit, cf, j):
+    """Primary cost of candidate j: parent j < P, else child j − P."""
+    P = fit.shape[0]
+    return fit[j] if j < P else cf[0, j - P]
+
+
+@njit(inline="always", **JIT)
+def rank_candidates(fit, cf, idx, rng, has_secondary):
+    """idx[0..P−1] ← the best P candidates by primary cost, best first; candidate j < P is
+    parent j (the parents are sorted best first), else child j − P. Ties keep the earlier
+    candidate (parents first). With secondary goals only a random number (1..C) of the
+    children, the best by secondary cost, take part [R 3.7.3]."""
+    P = fit.shape[0]
+    C = cf.shape[1]
+    if not has_secondary:
+        # the P best children by one insertion pass (most children lose at the first
+        # comparison), then a merge with the sorted parents
+        top = 0
+        for c in range(C):
+            f = cf[0, c]
+            if top < P or f < cf[0, idx[P + top - 1]]:
+                j = min(top, P - 1)
+                while j > 0 and cf[0, idx[P + j - 1]] > f:
+                    idx[P + j] = idx[P + j - 1]
+                    j -= 1
+                idx[P + j] = c
+                top = min(top + 1, P)
+        i = 0
+        j = 0
+        for k in range(P):  # merge: a child must be strictly better to pass a parent
+            if j < top and cf[0, idx[P + j]] < fit[i]:
+                idx[k] = P + idx[P + j]
+                j += 1
+            else:
+                idx[k] = i
+                i += 1
+        return
+    for j in range(P + C):
+        idx[j] = j
+    for c in range(P + 1, P + C):  # insertion sort of the children by secondary cost
+        key = idx[c]
+        j = c - 1
+        while j >= P and cf[1, idx[j] - P] > cf[1, key - P]:
+            idx[j + 1] = idx[j]
+            j -= 1
+        idx[j + 1] = key
+    m = P + 1 + randint(rng, C)
     for k in range(P):  # partial selection sort
         best = k
+        fb = candidate_cost(fit, cf, idx[k])
         for j in range(k + 1, m):
-            if cfit[order[j], 0] < cfit[order[best], 0]:
-                best = j
-        order[k], order[best] = order[best], order[k]
-    for k in range(P):
-        src = order[k]
-        for v in range(n):
-            genes[k, v] = cgenes[src, v]
-            moms[k, v] = cmoms[src, v]
-        for v in range(L):
-            poff[k, v] = coff[src, v]
-        fit[k] = cfit[src, 0]
+            f = candidate_cost(fit, cf, idx[j])
+            if f < fb:
+                best, fb = j, f
+        idx[k], idx[best] = idx[best], idx[k]
+
+
+@njit(inline="always", **JIT)
+def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary):
+    """The best P of the parents (genes, sorted best first) and the children (columns of
+    cg, …) become the population, best first (`rank_candidates`). idx: scratch (P+C,)."""
+    P, n = genes.shape
+    rank_candidates(fit, cf, idx, rng, has_secondary)
+    # a winning parent j lands at k ≥ j (the parents are sorted, ties keep order), so
+    # filling the rows from the last one down never overwrites a parent still to be read
+    for k in range(P - 1, -1, -1):
+        j = idx[k]
+        if j < P:
+            if j != k:
+                genes[k] = genes[j]
+                moms[k] = moms[j]
+                poff[k] = poff[j]
+                fit[k] = fit[j]
+        else:
+            c = j - P
+            for v in range(n):
+                genes[k, v] = cg[v, c]
+                moms[k, v] = cm[v, c]
+            for v in range(poff.shape[1]):
+                poff[k, v] = co[v, c]
+            fit[k] = cf[0, c]
 
 
 @njit(**JIT)
-def evolve_pose(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw,
-                lo, hi, span, normals, rng, C, gens, mom_mix, has_secondary, f2):
-    """`gens` generations of one species on the extrapolated model when every goal is
-    pose-type (step 2 of the module doc). genes, moms (P, n), fit (P,), poff (P, 6·O):
-    the population, updated in place; the c-prefixed arrays and order: scratch.
+def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
+           mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2):
+    """`gens` generations of one species on the extrapolated model (step 2 of the module
+    doc). genes, moms (P, n), fit (P,), poff (P, 6·O): the population, best first, updated
+    in place; pool: the children's scratch of `pool_scratch` (its size sets child_count).
 
-    No array views are created here and no function taking arrays is called: numba's
-    reference counting of either made this loop several times slower.
+    Children are scored by `score_pose_children` when every goal is pose-type, else one by
+    one by `full_score`. The normal deviates of a generation start at one random row of
+    the table seen as rows of C, as the reference implementation reads them from one
+    random offset.
     """
+    cg, cm, cf, co, rate, wsel, momf, idx, crow, cq = pool
     P, n = genes.shape
-    L = poff.shape[1]
-    NN = normals.shape[0]
+    C = cf.shape[1]
+    rows = normals.shape[0] // C
+    N = normals[: rows * C].reshape(rows, C)
+    child_factors(P, wsel, momf)
     for gen in range(gens):
-        for c in range(C):
-            p1, p2, rate, w, off = draw_parents(fit, P, NN - n, rng)
-            mom = float(c % 3)
-            for v in range(n):
-                m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
-                g = genes[p1, v] + normals[off + v] * rate * span[v] + m * mom
-                g = min(max(g, lo[v]), hi[v])
-                cmoms[c, v] = m * (1.0 - mom_mix) + (g - genes[p1, v]) * mom_mix
-                cgenes[c, v] = g
-            for k in range(L):
-                coff[c, k] = poff[p1, k]
-            for v in range(n):
-                dv = cgenes[c, v] - genes[p1, v]
-                if dv != 0.0:
-                    for k in range(L):
-                        coff[c, k] += J0[k, v] * dv
-            primary = 0.0
-            secondary = 0.0
-            for g in range(gi.shape[0]):
-                kind = gi[g, 0]
-                o = gi[g, 1]
-                k = 6 * o
-                qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
-                rw, rx, ry, rz = qmul(0.0, coff[c, k + 3], coff[c, k + 4], coff[c, k + 5], qw, qx, qy, qz)
-                w4, x4, y4, z4 = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
-                inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
-                px, py, pz = frames0[o, 0] + coff[c, k], frames0[o, 1] + coff[c, k + 1], frames0[o, 2] + coff[c, k + 2]
-                cost = pose_cost(kind, gf, g, px, py, pz, w4 * inv, x4 * inv, y4 * inv, z4 * inv) * gw[g] * gw[g]
-                if gi[g, SECONDARY]:
-                    secondary += cost
-                else:
-                    primary += cost
-            cfit[c, 0] = primary
-            cfit[c, 1] = secondary
-        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary)
+        row0 = randint(rng, rows - n + 1)
+        draw_rates(rng, rate)
+        reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix)
+        if pose_only:
+            score_pose_children(gi, gf, gw, frames0, co, cf)
+        else:
+            for c in range(C):
+                for k in range(co.shape[0]):
+                    crow[0, k] = co[k, c]
+                for v in range(n):
+                    cq[0, v] = cg[v, c]
+                full_score(gi, gf, gw, frames0, J0, crow, 0, cq, 0, vdata, work, r, Jr, scratch, f2)
+                cf[0, c] = f2[0]
+                cf[1, c] = f2[1]
+        select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary)
 
 
 @njit(**JIT)
-def evolve_single(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw,
-                  lo, hi, span, normals, rng, C, gens, mom_mix):
-    """`evolve_pose` for one primary pose-type goal on one link (6 offsets), the FK/IK case:
-    mutation and extrapolation fused in one pass over the genes, the six predicted offsets
-    kept in registers. Same draws and arithmetic as `evolve_pose`, so the same results."""
-    P, n = genes.shape
-    NN = normals.shape[0]
-    kind = gi[0, 0]
-    weight = gw[0]
-    pw, pxx, pyy, pzz = frames0[0, 3], frames0[0, 4], frames0[0, 5], frames0[0, 6]
-    p0x, p0y, p0z = frames0[0, 0], frames0[0, 1], frames0[0, 2]
-    for gen in range(gens):
-        for c in range(C):
-            p1, p2, rate, w, off = draw_parents(fit, P, NN - n, rng)
-            mom = float(c % 3)
-            o0, o1, o2, o3, o4, o5 = poff[p1, 0], poff[p1, 1], poff[p1, 2], poff[p1, 3], poff[p1, 4], poff[p1, 5]
-            for v in range(n):
-                gp = genes[p1, v]
-                m = moms[p1, v] * (1.0 - w) + moms[p2, v] * w
-                g = gp + normals[off + v] * rate * span[v] + m * mom
-                g = min(max(g, lo[v]), hi[v])
-                cmoms[c, v] = m * (1.0 - mom_mix) + (g - gp) * mom_mix
-                cgenes[c, v] = g
-                dv = g - gp
-                if dv != 0.0:
-                    o0 += J0[0, v] * dv
-                    o1 += J0[1, v] * dv
-                    o2 += J0[2, v] * dv
-                    o3 += J0[3, v] * dv
-                    o4 += J0[4, v] * dv
-                    o5 += J0[5, v] * dv
-            coff[c, 0], coff[c, 1], coff[c, 2], coff[c, 3], coff[c, 4], coff[c, 5] = o0, o1, o2, o3, o4, o5
-            rw, rx, ry, rz = qmul(0.0, o3, o4, o5, pw, pxx, pyy, pzz)
-            w4, x4, y4, z4 = pw + 0.5 * rw, pxx + 0.5 * rx, pyy + 0.5 * ry, pzz + 0.5 * rz
-            inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
-            cfit[c, 0] = 0.0 + pose_cost(kind, gf, 0, p0x + o0, p0y + o1, p0z + o2, w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
-            cfit[c, 1] = 0.0
-        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, False)
-
-
-@njit(**JIT)
-def evolve_general(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, frames0, J0, gi, gf, gw, vdata,
-                   lo, hi, span, normals, rng, C, gens, mom_mix, has_secondary, work, r, Jr, scratch, f2):
-    """`evolve_pose` for problems with other goal types (scored by `full_score`)."""
-    for gen in range(gens):
-        for c in range(C):
-            make_child(genes, moms, fit, poff, c, cgenes, cmoms, coff, J0, lo, hi, span, normals, rng, mom_mix)
-            full_score(gi, gf, gw, frames0, J0, coff, c, cgenes, c, vdata, work, r, Jr, scratch, f2)
-            cfit[c, 0] = f2[0]
-            cfit[c, 1] = f2[1]
-        select(genes, moms, fit, poff, cgenes, cmoms, cfit, coff, order, rng, C, has_secondary)
+def pool_scratch(P, C, n, L):
+    """Scratch of `evolve` for C children: their genes, momenta (n, C), costs (2, C) and
+    offsets (L, C) — gene-major — and per-generation buffers."""
+    return (np.empty((n, C)), np.empty((n, C)), np.empty((2, C)), np.empty((L, C)), np.empty(C), np.empty(C),
+            np.empty(C), np.empty(P + C, dtype=np.int64), np.empty((1, L)), np.empty((1, n)))
 
 
 @njit(inline="always", **JIT)
@@ -356,17 +392,6 @@ def memetic_step(fx, f1, f3, variant):
         return -0.5 * (v1 + v2) / a if a > 0.0 else np.nan
     slope = (f1 - f3) / 2.0
     return fx / slope if slope > 0.0 else np.nan
-
-
-@njit(inline="always", **JIT)
-def single_cost(o0, o1, o2, o3, o4, o5, frames0, gf, kind, weight):
-    """`pose_score` of one pose-type goal on link 0 for predicted offsets o0..o5 (scalars)."""
-    pw, px, py, pz = frames0[0, 3], frames0[0, 4], frames0[0, 5], frames0[0, 6]
-    rw, rx, ry, rz = qmul(0.0, o3, o4, o5, pw, px, py, pz)
-    w4, x4, y4, z4 = pw + 0.5 * rw, px + 0.5 * rx, py + 0.5 * ry, pz + 0.5 * rz
-    inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
-    return 0.0 + pose_cost(kind, gf, 0, frames0[0, 0] + o0, frames0[0, 1] + o1, frames0[0, 2] + o2,
-                           w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
 
 
 @njit(inline="always", **JIT)
@@ -385,43 +410,41 @@ def single_offsets(xt, x0, J0):
     return o0, o1, o2, o3, o4, o5
 
 
-@njit(inline="always", **JIT)
-def single_cost_of(xt, x0, J0, frames0, gf, kind, weight):
-    """`single_cost` of configuration xt."""
-    o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
-    return single_cost(o0, o1, o2, o3, o4, o5, frames0, gf, kind, weight)
-
-
 @njit(**JIT)
 def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d):
     """`line_search` for one primary pose-type goal on one link: the same draws and
-    arithmetic with the six offsets in registers, so the same results."""
+    arithmetic with the six offsets in registers (so the same results), and the gradient's
+    n costs in one loop over the genes that compiles to SIMD code."""
     n = x.shape[0]
-    kind, weight = gi[0, 0], gw[0]
+    m = goal_model(gi, gf, gw, frames0, 0)
     for it in range(gens):
         sign = h if uniform(rng) < 0.5 else -h
-        norm = 0.0
         b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)  # at x; moving gene v adds sign·J0[:, v]
         for v in range(n):
-            f = single_cost(b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
-                            b4 + J0[4, v] * sign, b5 + J0[5, v] * sign, frames0, gf, kind, weight)
+            f = model_cost(m, b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
+                           b4 + J0[4, v] * sign, b5 + J0[5, v] * sign)
             grad[v] = (f - fx) / sign
+        norm = 0.0
+        for v in range(n):
             norm += abs(grad[v])
         if not norm > 0.0:
             break
         for v in range(n):
             d[v] = grad[v] / norm * h
             xt[v] = x[v] - d[v]
-        f1 = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+        f1 = model_cost(m, o0, o1, o2, o3, o4, o5)
         for v in range(n):
             xt[v] = x[v] + d[v]
-        f3 = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+        f3 = model_cost(m, o0, o1, o2, o3, o4, o5)
         step = memetic_step(fx, f1, f3, variant)
         if step != step:  # NaN: no descent step
             break
         for v in range(n):
             xt[v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
-        f = single_cost_of(xt, x0, J0, frames0, gf, kind, weight)
+        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+        f = model_cost(m, o0, o1, o2, o3, o4, o5)
         if not f < fx:
             break
         x[:] = xt
@@ -534,15 +557,29 @@ def goal_flags(gi):
 
 @njit(**JIT)
 def step_scratch(seg_i, O, G, P, C, n):
-    """Scratch of one species' step: population offsets, children (genes, momenta, fitness,
-    offsets, order), exact FK at the species' best and goal evaluation buffers:
-    (poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2)."""
+    """Scratch of one species' step: population offsets, the pool of `evolve`, exact FK at
+    the species' best and goal evaluation buffers:
+    (poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2)."""
     L = 6 * O
     rows = max(MAX_LINK_ROWS, n)
-    return (np.empty((P, L)), np.empty((C + P, n)), np.empty((C + P, n)), np.empty((C + P, 2)), np.empty((C + P, L)),
-            np.empty(C + P, dtype=np.int64), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)), np.empty((L, n)),
-            np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)), np.empty((G, 2)),
-            np.empty(2))
+    return (np.empty((P, L)), pool_scratch(P, C, n, L), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)),
+            np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
+            np.empty((G, 2)), np.empty(2))
+
+
+@njit(**JIT)
+def normal_table(normals, n, C, rng):
+    """`normals` when it holds the n·C deviates of a generation with room to spare, else a
+    table of 4·n·C fresh ones (Box–Muller; only for thousands of genes × children)."""
+    if normals.shape[0] >= 2 * n * C:
+        return normals
+    out = np.empty(4 * n * C)
+    for i in range(0, out.shape[0], 2):
+        u = 1.0 - uniform(rng)
+        radius = np.sqrt(-2.0 * np.log(u))
+        angle = 2.0 * np.pi * uniform(rng)
+        out[i], out[i + 1] = radius * np.cos(angle), radius * np.sin(angle)
+    return out
 
 
 @njit(**JIT)
@@ -587,7 +624,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 genes[i, s, k] = x0
     moms = np.zeros((I, S, P, n))
     fit = np.full((I, S, P), np.inf)
-    poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    normals = normal_table(normals, n, C, rng)
     toff = np.empty((2, L))
     x = np.empty(n)
     xt = np.empty((1, n))
@@ -643,16 +681,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                if single_pose and L == 6:
-                    evolve_single(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
-                                  gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix)
-                elif pose_only:
-                    evolve_pose(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
-                                gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary, f2)
-                else:
-                    evolve_general(genes[i, s], moms[i, s], fit[i, s], poff, cgenes, cmoms, cfit, coff, order, frames0,
-                                   J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix,
-                                   has_secondary, work, r, Jr, scratch, f2)
+                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span,
+                       normals, rng, evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):

@@ -9,7 +9,7 @@ small kernels built from `bioik.solvers.bio2`'s pieces:
   * `evolve_island` — steps 1 and 2 of `bio2.bio2_search` for every species of one island:
     exact FK at the species' best (the acceptance test runs there), re-scoring of the
     population on the Jacobian-extrapolated model, `memetic_evolution_gens` generations
-    of evolution on that model (`evolve_pose` / `evolve_general`);
+    of evolution on that model (`evolve`);
   * step 3, in Python: L-BFGS-B (box constraints = joint limits, at most
     `memetic_opt_gens` iterations) on each species' `elite_count` best individuals,
     minimising the exact weighted primary cost ‖e‖² with its exact gradient 2·Jₑᵀe
@@ -45,7 +45,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, evolve_general, evolve_pose, goal_flags, offsets, score, step_scratch
+from bioik.solvers.bio2 import NORMALS, evolve, goal_flags, normal_table, offsets, score, step_scratch
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
@@ -76,7 +76,8 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     span = shi - slo
     has_secondary, pose_only, _ = goal_flags(gi)
     x0 = np.empty(n)
-    poff, cgenes, cmoms, cfit, coff, order, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    normals = normal_table(normals, n, C, rng)
     for s in range(S):
         # 1. exact FK at the species' best; the acceptance test runs on it
         x0[:] = genes[s, 0]
@@ -93,13 +94,8 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        if pose_only:
-            evolve_pose(genes[s], moms[s], fit[s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
-                        gi, gf, gw, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary, f2)
-        else:
-            evolve_general(genes[s], moms[s], fit[s], poff, cgenes, cmoms, cfit, coff, order, frames0, J0,
-                           gi, gf, gw, vdata, lo, hi, span, normals, rng, C, evo_gens, mom_mix, has_secondary,
-                           work, r, Jr, scratch, f2)
+        evolve(genes[s], moms[s], fit[s], poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng,
+               evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
     return -1
 
 

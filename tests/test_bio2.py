@@ -1,0 +1,151 @@
+"""bio2's kernels: the evolution (`evolve`, `select`) and the single-pose line search,
+which makes the same draws and arithmetic as the general one."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik.goals.layout import unpack
+from bioik.goals.problem import Problem
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers import bio2
+
+P, C = 2, 16
+
+
+@pytest.fixture(scope="module", params=["ur5", "panda"])
+def setup(request):
+    robot = bioik.load_robot(request.param)
+    rng = np.random.default_rng(3)
+    T = robot.link_pose(robot.random_configuration(rng), robot.tips[0])
+    p = Problem(robot, [bioik.PoseGoal(robot.tips[0], T, weight=1.3)])
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+    x0 = robot.random_configuration(rng)
+    frames0, J0 = np.empty((1, 7)), np.empty((6, robot.dof))
+    fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
+    return robot, x0, frames0, J0, gi, gf, gw, vdata, bounds
+
+
+def population(setup):
+    """Two individuals near x0 with their offsets and costs on the model at x0."""
+    robot, x0, frames0, J0, gi, gf, gw = setup[:7]
+    n = robot.dof
+    genes = np.tile(x0, (P, 1))
+    genes[1] += 0.01
+    poff, fit, f2 = np.zeros((P, 6)), np.empty(P), np.empty(2)
+    for k in range(P):
+        bio2.offsets(J0, x0, genes, k, poff, k)
+        bio2.pose_score(gi, gf, gw, frames0, poff, k, f2)
+        fit[k] = f2[0]
+    return [genes, np.zeros((P, n)), fit, poff]
+
+
+def run_evolve(setup, pose_only, gens=8, seed=11):
+    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    n = robot.dof
+    lo, hi, span = bounds[0], bounds[1], bounds[3] - bounds[2]
+    pop = population(setup)
+    rng = np.array([seed], dtype=np.uint64)
+    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, J0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
+                gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)),
+                np.empty(2))
+    return pop, rng
+
+
+def test_vectorised_pose_scoring_equals_the_general_scorer(setup):
+    """`evolve` scores children with `score_pose_children` (children innermost, SIMD) when
+    every goal is pose-type, else with `full_score` one by one: the same draws and costs."""
+    a, ra = run_evolve(setup, True)
+    b, rb = run_evolve(setup, False)
+    for u, v in zip(a, b):  # genes, momenta, fitness, offsets of the population
+        np.testing.assert_array_equal(u, v)
+    assert ra[0] == rb[0]
+
+
+def test_evolve_keeps_the_best_and_extrapolates_consistently(setup):
+    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    start = population(setup)
+    (genes, moms, fit, poff), _ = run_evolve(setup, True, gens=40)
+    assert fit[0] <= fit[1] and fit[0] < start[2][0]  # sorted, and better than the seed population
+    assert not np.array_equal(genes, start[0]) and np.any(moms != 0.0)
+    assert np.all(genes >= bounds[0]) and np.all(genes <= bounds[1])
+    # each individual's offsets are the linear prediction J0·(genes − x0) of the step's model
+    np.testing.assert_allclose(poff, (genes - x0) @ J0.T, atol=1e-12)
+    f2 = np.empty(2)
+    for k in range(P):  # and its fitness is the pose cost on that model
+        bio2.pose_score(gi, gf, gw, frames0, poff, k, f2)
+        assert f2[0] == pytest.approx(fit[k], rel=1e-9, abs=1e-15)
+
+
+def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
+    """`select`: the best P of parents and children by primary cost become the population,
+    best first, parents winning ties; with secondary goals only the secondary-best
+    children (a random number of them) compete."""
+    P2, C2, n = 2, 6, 3
+    parents = np.array([[0.0] * n, [1.0] * n])  # gene values name the candidates: 0, 1 parents; 2.. children
+    cg = np.tile(np.arange(2.0, 2 + C2), (n, 1))
+    primary = np.array([5.0, 5.0, 1.0, 9.0, 0.5, 5.0, 2.0, 7.0])  # parents, then children
+    secondary = np.array([3.0, 1.0, 9.0, 2.0, 4.0, 0.0])  # children
+    cf = np.array([primary[P2:], secondary])
+    idx = np.empty(P2 + C2, dtype=np.int64)
+
+    def run(has_secondary, seed=0):
+        pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
+        bio2.select(*pop, cg, cg.copy(), cf, cg[:2].copy(), idx, np.array([seed], dtype=np.uint64), has_secondary)
+        return pop[0][:, 0], pop[2]
+
+    names, fit = run(False)
+    assert list(names) == [4.0, 2.0] and list(fit) == [0.5, 1.0]
+    cf_tie = cf.copy()
+    cf_tie[0] = 5.0  # every child ties with the parents: the parents stay, in order
+    pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
+    bio2.select(*pop, cg, cg.copy(), cf_tie, cg[:2].copy(), idx, np.array([0], dtype=np.uint64), False)
+    assert list(pop[0][:, 0]) == [0.0, 1.0]
+    by_secondary = [7.0, 3.0, 5.0, 2.0, 6.0, 4.0]  # children from best to worst secondary cost
+    winners = set()
+    for seed in range(60):
+        names, fit = run(True, seed)
+        best = names[0]
+        winners.add(best)
+        # the winner is a parent or the best by primary cost within a secondary-best prefix
+        survivors = [c for c in by_secondary[: by_secondary.index(best) + 1]] if best >= 2 else []
+        assert best in (0.0, 1.0) or primary[int(best)] == min(primary[int(c)] for c in survivors)
+    # prefixes of 1–3 survivors leave parent 0 best, 4–5 child 2, all 6 child 4
+    assert winners == {0.0, 2.0, 4.0}
+
+
+@pytest.mark.parametrize("variant", [bio2.QUADRATIC, bio2.LINEAR])
+def test_line_search_single_equals_line_search(setup, variant):
+    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    n = robot.dof
+    lo, hi = bounds[0], bounds[1]
+    start = x0 + 0.02
+    poff, f2 = np.zeros((1, 6)), np.empty(2)
+    bio2.offsets(J0, x0, start[None, :], 0, poff, 0)
+    bio2.pose_score(gi, gf, gw, frames0, poff, 0, f2)
+    fx = f2[0]
+    xa, xb = start.copy(), start.copy()
+    ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
+    fa = bio2.line_search(xa, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((2, 6)),
+                          np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
+                          np.empty((32, 3)), f2, True)
+    fb = bio2.line_search_single(xb, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(n), np.empty(n))
+    assert fa == fb and fa <= fx
+    assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
+    np.testing.assert_array_equal(xa, xb)
+    assert ra[0] == rb[0]
+
+
+@pytest.mark.parametrize("P2,C2", [(1, 1), (1, 16), (2, 1), (2, 16), (3, 5), (4, 16)])
+def test_rank_candidates_is_a_stable_sort_of_parents_then_children(P2, C2):
+    """Without secondary goals the winners are the first P of (cost, candidate index)
+    order — ties go to parents, then to earlier children — for any P and C."""
+    rng = np.random.default_rng(P2 * 100 + C2)
+    idx = np.empty(P2 + C2, dtype=np.int64)
+    for _ in range(200):
+        fit = np.sort(rng.integers(0, 6, P2).astype(float))  # parents are sorted; small integers make ties
+        cf = np.array([rng.integers(0, 6, C2).astype(float), np.zeros(C2)])
+        bio2.rank_candidates(fit, cf, idx, np.array([1], dtype=np.uint64), False)
+        costs = np.concatenate([fit, cf[0]])
+        expected = sorted(range(P2 + C2), key=lambda j: (costs[j], j))[:P2]
+        assert list(idx[:P2]) == expected
