@@ -126,7 +126,7 @@ def test_line_search_single_equals_line_search(setup, variant):
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((2, 6)),
+    fa = bio2.line_search(xa, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((4, 6)),
                           np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
                           np.empty((32, 3)), f2, True)
     fb = bio2.line_search_single(xb, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(n), np.empty(n))
@@ -134,6 +134,10 @@ def test_line_search_single_equals_line_search(setup, variant):
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
     np.testing.assert_array_equal(xa, xb)
     assert ra[0] == rb[0]
+    # the offsets carried from step to step (the model is linear) match a recomputation
+    bio2.offsets(J0, x0, xa[None, :], 0, poff, 0)
+    bio2.pose_score(gi, gf, gw, frames0, poff, 0, f2)
+    assert f2[0] == pytest.approx(fa, rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize("P2,C2", [(1, 1), (1, 16), (2, 1), (2, 16), (3, 5), (4, 16)])

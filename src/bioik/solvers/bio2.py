@@ -417,10 +417,10 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
     n costs in one loop over the genes that compiles to SIMD code."""
     n = x.shape[0]
     m = goal_model(gi, gf, gw, frames0, 0)
+    b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)
     for it in range(gens):
         sign = h if uniform(rng) < 0.5 else -h
-        b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)  # at x; moving gene v adds sign·J0[:, v]
-        for v in range(n):
+        for v in range(n):  # moving gene v by sign moves the offsets by sign·J0[:, v]
             f = model_cost(m, b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
                            b4 + J0[4, v] * sign, b5 + J0[5, v] * sign)
             grad[v] = (f - fx) / sign
@@ -429,26 +429,35 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
             norm += abs(grad[v])
         if not norm > 0.0:
             break
+        e0 = e1 = e2 = e3 = e4 = e5 = 0.0
         for v in range(n):
             d[v] = grad[v] / norm * h
-            xt[v] = x[v] - d[v]
-        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
-        f1 = model_cost(m, o0, o1, o2, o3, o4, o5)
-        for v in range(n):
-            xt[v] = x[v] + d[v]
-        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
-        f3 = model_cost(m, o0, o1, o2, o3, o4, o5)
+            e0 += J0[0, v] * d[v]
+            e1 += J0[1, v] * d[v]
+            e2 += J0[2, v] * d[v]
+            e3 += J0[3, v] * d[v]
+            e4 += J0[4, v] * d[v]
+            e5 += J0[5, v] * d[v]
+        f1 = model_cost(m, b0 - e0, b1 - e1, b2 - e2, b3 - e3, b4 - e4, b5 - e5)
+        f3 = model_cost(m, b0 + e0, b1 + e1, b2 + e2, b3 + e3, b4 + e4, b5 + e5)
         step = memetic_step(fx, f1, f3, variant)
         if step != step:  # NaN: no descent step
             break
+        clamped = False
         for v in range(n):
-            xt[v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
-        o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+            t = x[v] + step * d[v]
+            xt[v] = min(max(t, lo[v]), hi[v])
+            clamped = clamped or xt[v] != t
+        if clamped:
+            o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+        else:
+            o0, o1, o2, o3, o4, o5 = b0 + step * e0, b1 + step * e1, b2 + step * e2, b3 + step * e3, b4 + step * e4, b5 + step * e5
         f = model_cost(m, o0, o1, o2, o3, o4, o5)
         if not f < fx:
             break
         x[:] = xt
         fx = f
+        b0, b1, b2, b3, b4, b5 = o0, o1, o2, o3, o4, o5
     return fx
 
 
@@ -457,14 +466,15 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
                 toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
     """Memetic local search on the extrapolated model from x (updated in place); returns
     its cost. Quadratic (eq. 3.3) or linear (R 3.5.2) step along the L1-normalised
-    forward-difference gradient, while the primary cost improves."""
+    forward-difference gradient, while the primary cost improves. The model is linear in
+    the genes, so the offsets of x ± d and of the step's end follow from those of x and
+    J0·d (recomputed only when the step is clamped). toff (4, L): scratch."""
     n = x.shape[0]
     L = toff.shape[1]
+    xt[0, :] = x
+    offsets(J0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
     for it in range(gens):
         sign = h if uniform(rng) < 0.5 else -h
-        norm = 0.0
-        xt[0, :] = x
-        offsets(J0, x0, xt, 0, toff, 1)  # offsets at x; moving gene v adds sign·J0[:, v]
         for v in range(n):
             xt[0, v] = x[v] + sign
             for k in range(L):
@@ -472,31 +482,44 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
             score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             xt[0, v] = x[v]
             grad[v] = (f2[0] - fx) / sign
+        norm = 0.0
+        for v in range(n):
             norm += abs(grad[v])
         if not norm > 0.0:
             break
+        for k in range(L):  # row 2: J0·d
+            toff[2, k] = 0.0
         for v in range(n):
             d[v] = grad[v] / norm * h
-            xt[0, v] = x[v] - d[v]
-        offsets(J0, x0, xt, 0, toff, 0)
-        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
-        f1 = f2[0]
-        for v in range(n):
-            xt[0, v] = x[v] + d[v]
-        offsets(J0, x0, xt, 0, toff, 0)
-        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
-        f3 = f2[0]
-        step = memetic_step(fx, f1, f3, variant)
+            for k in range(L):
+                toff[2, k] += J0[k, v] * d[v]
+        for sgn in (-1.0, 1.0):
+            for v in range(n):
+                xt[0, v] = x[v] + sgn * d[v]
+            for k in range(L):
+                toff[0, k] = toff[1, k] + sgn * toff[2, k]
+            score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+            toff[3, 0 if sgn < 0.0 else 1] = f2[0]
+        step = memetic_step(fx, toff[3, 0], toff[3, 1], variant)
         if step != step:  # NaN: no descent step
             break
+        clamped = False
         for v in range(n):
-            xt[0, v] = min(max(x[v] + step * d[v], lo[v]), hi[v])
-        offsets(J0, x0, xt, 0, toff, 0)
+            t = x[v] + step * d[v]
+            xt[0, v] = min(max(t, lo[v]), hi[v])
+            clamped = clamped or xt[0, v] != t
+        if clamped:
+            offsets(J0, x0, xt, 0, toff, 0)
+        else:
+            for k in range(L):
+                toff[0, k] = toff[1, k] + step * toff[2, k]
         score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
         if not f2[0] < fx:
             break
         x[:] = xt[0]
         fx = f2[0]
+        for k in range(L):
+            toff[1, k] = toff[0, k]
     return fx
 
 
@@ -626,7 +649,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     fit = np.full((I, S, P), np.inf)
     poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
     normals = normal_table(normals, n, C, rng)
-    toff = np.empty((2, L))
+    toff = np.empty((4, L))
     x = np.empty(n)
     xt = np.empty((1, n))
     d = np.empty(n)
