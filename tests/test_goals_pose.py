@@ -143,3 +143,31 @@ def test_joint_goal_acceptance(rng):
 def test_bad_input(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_a_goal_keeps_its_own_validated_copy_and_sees_reassigned_fields():
+    """Goals convert their inputs once, when built: the caller's array may change later
+    without effect, editing the goal's arrays in place is an error, and a reassigned field
+    is validated and used (never a stale or unchecked value)."""
+    T = np.eye(4)
+    g = PoseGoal("tool0", T)
+    T[0, 3] = 5.0
+    assert g.params(None)[0] == 0.0 and g.pose[0, 3] == 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        g.pose[0, 3] = 1.0
+    T2 = np.eye(4)
+    T2[:3, 3] = [0.1, 0.2, 0.3]
+    g.pose = T2
+    np.testing.assert_allclose(g.params(None)[:3], [0.1, 0.2, 0.3])
+    g.pose = np.full((4, 4), np.nan)
+    with pytest.raises(ValueError, match="PoseGoal"):
+        g.params(None)
+    p = PositionGoal("tool0", [0.1, 0.2, 0.3])
+    p.position = [0.4, 0.5, 0.6]
+    np.testing.assert_allclose(p.params(None)[:3], [0.4, 0.5, 0.6])
+    p.position = [np.nan, 0.0, 0.0]
+    with pytest.raises(ValueError, match="PositionGoal: position contains NaN"):
+        p.params(None)
+    o = OrientationGoal("tool0", [1.0, 0.0, 0.0, 0.0])
+    o.rotation = rotation_about([0.0, 0.0, 1.0], 0.5)
+    np.testing.assert_allclose(o.params(None)[3:7], quat_from_matrix(rotation_about([0.0, 0.0, 1.0], 0.5)))

@@ -67,17 +67,25 @@ class Goal:
         return bool(getattr(self, "secondary", False))
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """a, no longer writeable: a goal's arrays are validated once, so editing them in place
+    must be an error rather than a change the goal never sees."""
+    a.flags.writeable = False
+    return a
+
+
 def finite_vector(x, n: int, what: str, goal: str) -> np.ndarray:
-    """x as a float vector of length n, or a ValueError naming the goal and field."""
+    """A read-only copy of x as a float vector of length n, or a ValueError naming the goal
+    and field."""
     try:
-        v = np.asarray(x, dtype=float).reshape(-1)
+        v = np.array(x, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError(f"{goal}: {what} must be {n} numbers; got {x!r}") from None
     if v.shape != (n,):
         raise ValueError(f"{goal}: {what} must be {n} numbers; got shape {np.shape(x)}")
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{goal}: {what} contains NaN or inf: {v.tolist()}")
-    return v
+    return read_only(v)
 
 
 def finite_number(x, what: str, goal: str, minimum: float = -np.inf) -> float:
@@ -98,7 +106,7 @@ def unit_vector(x, what: str, goal: str) -> np.ndarray:
     n = np.linalg.norm(v)
     if n < 1e-12:
         raise ValueError(f"{goal}: {what} must be a non-zero 3-vector")
-    return v / n
+    return read_only(v / n)
 
 
 @njit(inline="always", **JIT)

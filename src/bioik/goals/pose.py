@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, Goal, finite_vector
+from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, Goal, finite_vector, read_only
 from bioik.kinematics.frames import JIT, qmul, quat_from_matrix
 
 
@@ -98,13 +98,15 @@ class PositionGoal(Goal):
 
     def __post_init__(self):
         super().__post_init__()
-        self.position = finite_vector(self.position, 3, "position", "PositionGoal")
+        self.position = self._position = finite_vector(self.position, 3, "position", "PositionGoal")
 
     @property
     def links(self):
         return (self.link,)
 
     def params(self, robot):
+        if self.position is not self._position:  # reassigned: validate again
+            self.__post_init__()
         p = np.zeros(N_PARAMS)
         p[0:3] = self.position
         return p
@@ -125,12 +127,15 @@ class OrientationGoal(Goal):
     def __post_init__(self):
         super().__post_init__()
         self.quaternion = goal_quaternion(self.rotation, "OrientationGoal")
+        self.rotation = self._rotation = read_only(np.array(self.rotation, dtype=float))
 
     @property
     def links(self):
         return (self.link,)
 
     def params(self, robot):
+        if self.rotation is not self._rotation:  # reassigned: validate and convert again
+            self.__post_init__()
         p = np.zeros(N_PARAMS)
         p[3:7] = self.quaternion
         return p
@@ -160,7 +165,7 @@ class PoseGoal(Goal):
             raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
         if self.weight != 1.0 or self.position_tolerance is not None or self.rotation_tolerance is not None:
             super().__post_init__()
-        T = self.pose if type(self.pose) is np.ndarray and self.pose.dtype == np.float64 else np.asarray(self.pose, dtype=float)
+        T = np.array(self.pose, dtype=float)  # a copy: later changes to the caller's array do not leak in
         if T.shape != (4, 4):
             raise ValueError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got shape {T.shape}")
         row = np.zeros(N_PARAMS)
@@ -169,6 +174,9 @@ class PoseGoal(Goal):
             raise ValueError(f"PoseGoal: {_POSE_ERRORS[code]}")
         row[7] = rs
         self._row = row
+        T.flags.writeable = False
+        self.pose = self._pose = T
+        self._rotation_scale = self.rotation_scale
 
     @property
     def position(self) -> np.ndarray:
@@ -184,6 +192,8 @@ class PoseGoal(Goal):
         return (self.link,)
 
     def params(self, robot):
+        if self.pose is not self._pose or self.rotation_scale is not self._rotation_scale:
+            self.__post_init__()  # a field was reassigned: validate and convert again
         return self._row
 
 

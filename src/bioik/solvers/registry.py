@@ -37,6 +37,8 @@ class Family:
     #: The search as a whole-query kernel for one primary pose-type goal
     #: (`Problem.single_pose`; protocol in `bioik.solvers.pose_query`); None: no such path.
     single_pose: Callable[..., int] | None = None
+    #: Arguments `single_pose` takes after the protocol's five (e.g. bio2's normal deviates).
+    single_pose_extra: tuple = ()
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
         unknown = sorted(set(params) - set(self.defaults))
@@ -81,10 +83,6 @@ _gd = _compiled(gd.gd_search)
 _POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
 
 
-def _bio2_pose_query(ibuf, fbuf, row, q, io):
-    return bio2.bio2_pose_query(ibuf, fbuf, row, q, io, bio2.NORMALS)
-
-
 SOLVERS: dict[str, Family] = {
     "lm": Family(
         "lm", lm.DEFAULTS, _compiled(lm.lm_search), description="Levenberg–Marquardt with random restarts (compiled)", single_pose=lm_pose.lm_pose_search
@@ -98,10 +96,10 @@ SOLVERS: dict[str, Family] = {
     "gd_c": Family("gd_c", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 1), description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
     "gd_c_4": Family("gd_c_4", gd.DEFAULTS, _gd, fixed=(gd.CONTINUE, 4), description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
     "bio1": Family("bio1", bio1.DEFAULTS, _compiled(bio1.bio1_search), description="BioIK 1: Hybrid Genetic Swarm Algorithm, exact FK [S 4.3]"),
-    "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), single_pose=_bio2_pose_query, description="BioIK 2 evolution without memetics"),
-    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=_bio2_pose_query, description="BioIK 2, quadratic memetics (faithful)"),
-    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=_bio2_pose_query, description="BioIK 2, linear memetics"),
-    "bio2_lm": Family("bio2_lm", bio2.LM_DEFAULTS, _bio2, fixed=(bio2.LM,), single_pose=_bio2_pose_query, description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+    "bio2": Family("bio2", bio2.DEFAULTS, _bio2, fixed=(bio2.NONE,), single_pose=bio2.bio2_pose_query, single_pose_extra=(bio2.NORMALS,), description="BioIK 2 evolution without memetics"),
+    "bio2_memetic": Family("bio2_memetic", bio2.DEFAULTS, _bio2, fixed=(bio2.QUADRATIC,), single_pose=bio2.bio2_pose_query, single_pose_extra=(bio2.NORMALS,), description="BioIK 2, quadratic memetics (faithful)"),
+    "bio2_memetic_l": Family("bio2_memetic_l", bio2.DEFAULTS, _bio2, fixed=(bio2.LINEAR,), single_pose=bio2.bio2_pose_query, single_pose_extra=(bio2.NORMALS,), description="BioIK 2, linear memetics"),
+    "bio2_lm": Family("bio2_lm", bio2.LM_DEFAULTS, _bio2, fixed=(bio2.LM,), single_pose=bio2.bio2_pose_query, single_pose_extra=(bio2.NORMALS,), description="BioIK 2 evolution with LM memetics on exact Jacobians"),
     "bio2_memetic_lbfgs": Family("bio2_memetic_lbfgs", bio2.DEFAULTS, bio2_lbfgs_search, description="BioIK 2, L-BFGS-B memetics (scipy)"),
     "trac": Family("trac", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.SPEED,), description="TRAC-IK-style race of kdl and SLSQP, first valid wins (speed mode) [E 3.1.2]"),
     "trac_distance": Family("trac_distance", trac.DEFAULTS, trac.trac_search, kinds=_POSE_KINDS, fixed=(trac.DISTANCE,), description="TRAC-IK race, distance mode: the solution nearest the seed [E 3.1.2]"),
