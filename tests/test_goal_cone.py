@@ -74,3 +74,21 @@ def test_acceptance(rng):
 def test_bad_input(kwargs, field):
     with pytest.raises(ValueError, match=f"ConeGoal: {field}"):
         ConeGoal("tip_a", **kwargs)
+
+
+def test_a_reassigned_field_is_validated_and_converted_again_before_a_solve():
+    """Goals are validated when built; a field assigned later is checked again when a solve
+    reads the goal (here: normalised, or refused), never used unchecked."""
+    import bioik
+
+    robot = tree()
+    g = ConeGoal("tip_a", direction=[0.0, 0.0, 1.0], axis=[0.0, 0.0, 1.0], angle=0.3)
+    bioik.solve(robot, [g], seed=robot.center(), solver="lm", max_iterations=5, timeout=3600.0, random_seed=0)
+    g.direction = [0.0, 0.0, 2.0]
+    bioik.solve(robot, [g], seed=robot.center(), solver="lm", max_iterations=5, timeout=3600.0, random_seed=0)
+    np.testing.assert_allclose(g.direction, [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="read-only"):
+        g.direction[0] = 1.0
+    g.angle = float("nan")
+    with pytest.raises(ValueError, match="ConeGoal: angle"):
+        bioik.solve(robot, [g], seed=robot.center(), solver="lm", max_iterations=5, timeout=3600.0, random_seed=0)

@@ -7,7 +7,7 @@ evaluated by compiled kernels (`bioik.goals.kernels`). Goals with user callables
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -44,6 +44,29 @@ class Goal:
     #: this with a property, or with a field as `RCMGoal` does).
     links: ClassVar[tuple[str, ...]] = ()
 
+    #: Whether `refresh` watches the fields (pose-type goals, built in hot loops, check their
+    #: own in `params`).
+    watch_fields: ClassVar[bool] = True
+
+    def __init_subclass__(cls) -> None:
+        # after validation, remember the field values `refresh` compares against
+        super().__init_subclass__()
+        if cls.watch_fields:
+            validate = cls.__post_init__
+
+            def __post_init__(self, _validate=validate) -> None:
+                _validate(self)
+                self._seen = tuple(getattr(self, name) for name in _field_names(type(self)))
+
+            cls.__post_init__ = __post_init__
+
+    def refresh(self) -> None:
+        """Validate and convert again if a field was reassigned after the goal was built:
+        the kernels read the converted values, never an unchecked one."""
+        seen = self.__dict__.get("_seen")
+        if seen is not None and any(getattr(self, n) is not v for n, v in zip(_field_names(type(self)), seen)):
+            self.__post_init__()
+
     def __post_init__(self) -> None:
         w = float(getattr(self, "weight", 1.0))
         if not np.isfinite(w) or w < 0:
@@ -65,6 +88,15 @@ class Goal:
     @property
     def is_secondary(self) -> bool:
         return bool(getattr(self, "secondary", False))
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of a goal class (cached on the class)."""
+    names = cls.__dict__.get("_field_name_cache")
+    if names is None:
+        names = tuple(f.name for f in fields(cls))
+        cls._field_name_cache = names
+    return names
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

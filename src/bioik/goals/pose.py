@@ -95,6 +95,7 @@ class PositionGoal(Goal):
     tolerance: float | None = None
     kind = POSITION
     size = 3
+    watch_fields = False  # `params` checks the position itself
 
     def __post_init__(self):
         super().__post_init__()
@@ -123,6 +124,7 @@ class OrientationGoal(Goal):
     tolerance: float | None = None
     kind = ORIENTATION
     size = 4
+    watch_fields = False  # `params` checks the rotation itself
 
     def __post_init__(self):
         super().__post_init__()
@@ -155,6 +157,7 @@ class PoseGoal(Goal):
     rotation_tolerance: float | None = None
     kind = POSE
     size = 7
+    watch_fields = False  # `params` checks the pose and rotation scale itself
 
     def __post_init__(self):
         # validation and conversion in one compiled call: users build these in loops

@@ -95,6 +95,7 @@ class Problem:
         Pose-type goals without tolerances of their own use the given ones."""
         robot, gf_rows, gw, gt_rows = self.robot, self._gf_rows, self.gw, self._gt_rows
         for k, g in enumerate(goals):
+            g.refresh()
             row = g.params(robot)
             gf_rows[k][: len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
             gw[k] = g.weight
