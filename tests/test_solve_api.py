@@ -176,3 +176,20 @@ def test_joint_function_goal_couples_joints(ur5):
 def test_kdl_refuses_goals_it_cannot_handle(ur5):
     with pytest.raises(ValueError, match="kdl.*only position, orientation and pose goals.*LookAtGoal"):
         bioik.solve(ur5, [bioik.LookAtGoal("tool0", [1.0, 0.0, 0.0])], solver="kdl")
+
+
+def test_a_single_goal_instead_of_a_list_is_named(ur5):
+    with pytest.raises(TypeError, match=r"goals must be a list of goals.*got one PositionGoal"):
+        bioik.solve(ur5, bioik.PositionGoal("tool0", [0.3, 0.1, 0.3]))
+
+
+def test_alternating_goal_structures_each_solve_their_own_goal(ur5, rng):
+    """The cached problem of the last single pose-type goal is reused only for the same
+    goal type, link and primary/secondary role."""
+    q = ur5.random_configuration(rng)
+    for link, make in [("tool0", bioik.PoseGoal), ("wrist_2_link", bioik.PoseGoal), ("tool0", bioik.PoseGoal),
+                       ("tool0", lambda link, T: bioik.PositionGoal(link, T[:3, 3]))]:
+        T = ur5.link_pose(q, link)
+        res = bioik.solve(ur5, [make(link, T)], seed=ur5.center(), solver="lm", **BUDGET)
+        assert res.success
+        assert np.linalg.norm(ur5.link_pose(res.q, link)[:3, 3] - T[:3, 3]) <= 1e-5

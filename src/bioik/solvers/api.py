@@ -21,12 +21,16 @@ import numpy as np
 from bioik.goals.acceptance import MODES
 from bioik.goals.base import Goal
 from bioik.goals.joints import REFERENCE
+from bioik.goals.pose import OrientationGoal, PoseGoal, PositionGoal
 from bioik.goals.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.solvers.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
+
+#: Goal types whose structure is fixed by (type, link, secondary) alone.
+_POSE_TYPES = (PoseGoal, PositionGoal, OrientationGoal)
 
 #: Iteration budget standing for "no budget" (the timeout ends the search).
 UNLIMITED = 2**62
@@ -113,9 +117,23 @@ class Solver:
         self._io_bytes = memoryview(self._io).cast("B")  # struct packs 8 slots in one call
         self._single = self.family.single_pose  # its compiled entry once it is loaded
         self._problems: OrderedDict[tuple, Problem] = OrderedDict()
+        self._last: tuple | None = None  # (type, link, secondary) of the last single pose-type goal
+        self._last_problem: Problem | None = None
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
         """The prepared problem for this goal structure (cached)."""
+        if type(goals) is list and len(goals) == 1 and type(goals[0]) in _POSE_TYPES:  # the common case, in a loop: a cheaper key
+            g = goals[0]
+            last = (type(g), g.link, g.secondary)
+            if last == self._last:
+                return self._last_problem
+            self._last, self._last_problem = last, self._problem(goals)
+            return self._last_problem
+        return self._problem(goals)
+
+    def _problem(self, goals: Sequence[Goal]) -> Problem:
+        if isinstance(goals, Goal):
+            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
         if not goals:
             raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
         key = structure_key(goals)
