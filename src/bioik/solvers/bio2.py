@@ -43,7 +43,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
 from bioik.goals.layout import unpack
-from bioik.goals.pose import pose_cost, pose_cost_to, pose_weights
+from bioik.goals.pose import pose_cost_to, pose_weights
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
@@ -97,6 +97,35 @@ def offsets(J0, x0, X, xrow, off, row):
 
 
 @njit(inline="always", **JIT)
+def predicted_rotation(qw, qx, qy, qz, o3, o4, o5):
+    """Unit quaternion q + ½·(0, ω) ⊗ q, normalised: rotation q moved by the predicted
+    rotation vector ω = (o3, o4, o5)."""
+    rw, rx, ry, rz = qmul(0.0, o3, o4, o5, qw, qx, qy, qz)
+    w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
+    inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
+    return w * inv, x * inv, y * inv, z * inv
+
+
+@njit(inline="always", **JIT)
+def goal_model(gi, gf, gw, frames0, g):
+    """The constants of pose-type goal g's cost on the extrapolated model, as scalars: its
+    link's exact frame at the step's start, its part weights, target and weight."""
+    o = gi[g, 1]
+    wp, wr = pose_weights(gi[g, 0], gf, g)
+    return (frames0[o, 0], frames0[o, 1], frames0[o, 2], frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6],
+            wp, wr, gf[g, 0], gf[g, 1], gf[g, 2], gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6], gw[g])
+
+
+@njit(inline="always", **JIT)
+def model_cost(m, o0, o1, o2, o3, o4, o5):
+    """Weighted cost of a `goal_model` m for predicted link offsets o0..o5 (position, then
+    rotation vector): the frame is the start frame moved by them [R 3.7.10]."""
+    fx, fy, fz, qw, qx, qy, qz, wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, weight = m
+    w, x, y, z = predicted_rotation(qw, qx, qy, qz, o3, o4, o5)
+    return 0.0 + pose_cost_to(wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, fx + o0, fy + o1, fz + o2, w, x, y, z) * weight * weight
+
+
+@njit(inline="always", **JIT)
 def pose_score(gi, gf, gw, frames0, off, row, out):
     """(primary, secondary) weighted cost of the pose-type goals on the FK model
     extrapolated from the step's exact FK, for predicted link offsets off[row] → out (2,).
@@ -110,14 +139,9 @@ def pose_score(gi, gf, gw, frames0, off, row, out):
     for g in range(gi.shape[0]):
         kind = gi[g, 0]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
-            o = gi[g, 1]
-            k = 6 * o
-            qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
-            rw, rx, ry, rz = qmul(0.0, off[row, k + 3], off[row, k + 4], off[row, k + 5], qw, qx, qy, qz)
-            w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
-            inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
-            px, py, pz = frames0[o, 0] + off[row, k], frames0[o, 1] + off[row, k + 1], frames0[o, 2] + off[row, k + 2]
-            c = pose_cost(kind, gf, g, px, py, pz, w * inv, x * inv, y * inv, z * inv) * gw[g] * gw[g]
+            k = 6 * gi[g, 1]
+            c = model_cost(goal_model(gi, gf, gw, frames0, g), off[row, k], off[row, k + 1], off[row, k + 2],
+                           off[row, k + 3], off[row, k + 4], off[row, k + 5])
             if gi[g, SECONDARY]:
                 secondary += c
             else:
@@ -133,13 +157,10 @@ def full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, s
     pose_score(gi, gf, gw, frames0, off, row, out)
     for o in range(frames0.shape[0]):
         k = 6 * o
-        qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
-        rw, rx, ry, rz = qmul(0.0, off[row, k + 3], off[row, k + 4], off[row, k + 5], qw, qx, qy, qz)
-        w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
-        inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
         for c in range(3):
             work[o, c] = frames0[o, c] + off[row, k + c]
-        work[o, 3], work[o, 4], work[o, 5], work[o, 6] = w * inv, x * inv, y * inv, z * inv
+        work[o, 3], work[o, 4], work[o, 5], work[o, 6] = predicted_rotation(
+            frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6], off[row, k + 3], off[row, k + 4], off[row, k + 5])
     q = X[xrow]
     for g in range(gi.shape[0]):
         kind = gi[g, 0]
@@ -210,28 +231,6 @@ def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, ws
             j, ga = J0[k, v], genes[0, v]
             for c in range(C):
                 co[k, c] += j * (cg[v, c] - ga)
-
-
-@njit(inline="always", **JIT)
-def goal_model(gi, gf, gw, frames0, g):
-    """The constants of pose-type goal g's cost on the extrapolated model, as scalars: its
-    link's exact frame at the step's start, its part weights, target and weight."""
-    o = gi[g, 1]
-    wp, wr = pose_weights(gi[g, 0], gf, g)
-    return (frames0[o, 0], frames0[o, 1], frames0[o, 2], frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6],
-            wp, wr, gf[g, 0], gf[g, 1], gf[g, 2], gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6], gw[g])
-
-
-@njit(inline="always", **JIT)
-def model_cost(m, o0, o1, o2, o3, o4, o5):
-    """Weighted cost of a `goal_model` m for predicted link offsets o0..o5 (position, then
-    rotation vector): the frame is the start frame moved by them [R 3.7.10]."""
-    fx, fy, fz, qw, qx, qy, qz, wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, weight = m
-    rw, rx, ry, rz = qmul(0.0, o3, o4, o5, qw, qx, qy, qz)
-    w4, x4, y4, z4 = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
-    inv = 1.0 / np.sqrt(w4 * w4 + x4 * x4 + y4 * y4 + z4 * z4)
-    return 0.0 + pose_cost_to(wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, fx + o0, fy + o1, fz + o2,
-                              w4 * inv, x4 * inv, y4 * inv, z4 * inv) * weight * weight
 
 
 @njit(inline="always", **JIT)
