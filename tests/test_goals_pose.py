@@ -171,3 +171,19 @@ def test_a_goal_keeps_its_own_validated_copy_and_sees_reassigned_fields():
     o = OrientationGoal("tool0", [1.0, 0.0, 0.0, 0.0])
     o.rotation = rotation_about([0.0, 0.0, 1.0], 0.5)
     np.testing.assert_allclose(o.params(None)[3:7], quat_from_matrix(rotation_about([0.0, 0.0, 1.0], 0.5)))
+
+
+def test_pose_in_any_array_form_gives_the_same_goal(rng):
+    """PoseGoal copies the common float64 input on a fast path and converts the rest: every
+    form gives the same C-ordered float64 pose and parameter row."""
+    T = np.eye(4)
+    axis = rng.normal(size=3)
+    T[:3, :3] = rotation_about(axis / np.linalg.norm(axis), 0.7)
+    T[:3, 3] = [0.1, -0.2, 0.3]
+    reference = PoseGoal("tool0", T, rotation_scale=2)
+    forms = [T.astype(">f8"), np.asfortranarray(T), T.tolist(), np.stack([T, T], axis=-1)[..., 0]]
+    for form in forms:
+        g = PoseGoal("tool0", form, rotation_scale=2)
+        assert g.pose.dtype == np.float64 and g.pose.flags.c_contiguous
+        np.testing.assert_array_equal(g.params(None), reference.params(None))
+    assert reference.params(None)[7] == 2.0 and not reference.params(None)[8:].any()

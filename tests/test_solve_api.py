@@ -79,6 +79,19 @@ def test_seed_outside_limits_is_clipped_and_reported(ur5, rng):
     assert res.seed_clipped and res.success
 
 
+def test_seed_in_any_array_form_gives_the_same_solve(ur5, rng):
+    """The single-pose path copies a float64 seed on a fast path and converts the rest."""
+    T = target(ur5, rng)
+    seed = ur5.random_configuration(rng)
+    reference = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=seed, solver="lm", **BUDGET)
+    assert reference.success and reference.iterations > 0
+    for form in (seed.astype(">f8"), seed.tolist(), np.stack([seed, seed], axis=1)[:, 0]):
+        res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=form, solver="lm", **BUDGET)
+        np.testing.assert_array_equal(res.q, reference.q)
+    with pytest.raises(ValueError, match="seed"):
+        bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=seed[None, :], solver="lm", **BUDGET)
+
+
 @pytest.mark.parametrize("solver", ["lm", "kdl", "bio2_memetic", "bio2_lm"])
 def test_reproducible_with_random_seed_and_budget(ur5, rng, solver):
     T = target(ur5, rng)

@@ -1,4 +1,5 @@
-"""Keep numba's on-disk kernel cache consistent with the sources.
+"""numba plumbing: keep the on-disk kernel cache consistent with the sources, and call
+one-signature kernels without type dispatch.
 
 numba re-validates a cached kernel only against the file that defines it, but our kernels
 inline helpers from other modules (goal kernels into solvers, FK into everything). After
@@ -10,6 +11,7 @@ is compared with the one stored beside the cache; on a mismatch the whole cache 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).parent
@@ -42,3 +44,13 @@ def ensure_fresh() -> None:
         marker.write_text(stamp)
     except OSError:  # read-only install: numba then caches elsewhere or not at all
         pass
+
+
+def compiled_entry(kernel: Callable[..., object]) -> Callable[..., object]:
+    """The compiled entry of a numba kernel with exactly one compiled signature (else the
+    kernel itself): calling it skips numba's dispatch on the argument types (≈ 0.4 µs of a
+    call with five arrays). Only for call sites that always pass the same argument types."""
+    overloads = getattr(kernel, "overloads", None)
+    if overloads is not None and len(overloads) == 1:
+        return next(iter(overloads.values())).entry_point
+    return kernel

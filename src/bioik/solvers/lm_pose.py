@@ -18,7 +18,7 @@ from bioik.kinematics.frames import JIT
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.clock import now
 from bioik.solvers.pose_query import (
-    BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, SETTINGS,
+    BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, RNG, SEED, SETTINGS,
     goal_rows, jacobian, met, query_finish, query_start, residual, tip_frame, workspace,
 )
 from bioik.solvers.rng import random_configuration
@@ -34,7 +34,7 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
 
     x ← the point that passed the test, else the best point seen. Returns (passed, cost
     ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
-    seg, e, Je, M, b, dq, frame, err, xt = work
+    seg, e, Je, M, b, dq, frame, err, xt, _ = work
     n = x.shape[0]
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
@@ -79,14 +79,15 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         return -1
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    rng = np.empty(1, dtype=np.uint64)
+    rng = io[RNG : RNG + 1].view(np.uint64)
     rng[0] = np.uint64(int(io[SEED]))
     if io[RANDOM_START] > 0.0:
         random_configuration(rng, slo, shi, q)
     deadline, budget, mode = io[DEADLINE], io[BUDGET], int(io[MODE])
     k_damp, stall_ratio, attempt_max, margin = io[SETTINGS], io[SETTINGS + 1], int(io[SETTINGS + 2]), io[SETTINGS + 3]
     work = workspace(seg_i, q.shape[0])
-    x = q.copy()
+    x = work[9]
+    x[:] = q
     best_E = np.inf
     evaluated = 0
     restarts = 0

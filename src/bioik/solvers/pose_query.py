@@ -29,13 +29,15 @@ REVOLUTE = 1
 
 #: Layout of the `io` array. In, per query: run arguments (the first five are the `run`
 #: array of the general kernels), the goal's weight and tolerances. Out: counters and the
-#: acceptance report (`evaluate`'s layout for one goal). In, set once per solver: the
+#: acceptance report (`evaluate`'s layout for one goal). Scratch: the random state. In,
+#: set once per solver: the
 #: number of settings, the settings, then the robot's multiturn flags (n) — fewer
 #: arguments make the compiled call cheaper.
 DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
 ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
 REPORT = 11
-N_SETTINGS = REPORT + 6
+RNG = REPORT + 6  # the search's random state (a uint64 view: no allocation per query)
+N_SETTINGS = RNG + 1
 SETTINGS = N_SETTINGS + 1
 
 
@@ -75,7 +77,7 @@ def query_finish(parts, q, io, clipped, found, work):
     wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
-    seg, e, _, _, _, _, frame, err, _ = work
+    seg, e, _, _, _, _, frame, err, _, _ = work
     px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
     cost = 2.0 * residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
     dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, gt[0, 0], gt[0, 1], int(io[MODE]))
@@ -90,10 +92,10 @@ def query_finish(parts, q, io, clipped, found, work):
 def workspace(seg_i, n):
     """Scratch for the pose helpers, carved from one allocation: (FK segments, reduced
     residual, its Jacobian, normal equations, right-hand side, step, frame, errors, trial
-    point) for a chain of seg_i.shape[0] segments and n variables."""
+    point, best point) for a chain of seg_i.shape[0] segments and n variables."""
     S = max(seg_i.shape[0], 1)
     m = max(6, n)
-    buf = np.empty(7 * S + 6 + 6 * n + m * m + m + n + 7 + 6 + n)
+    buf = np.empty(7 * S + 6 + 6 * n + m * m + m + n + 7 + 6 + 2 * n)
     k = 0
     seg = buf[k : k + 7 * S].reshape((S, 7))
     k += 7 * S
@@ -111,7 +113,7 @@ def workspace(seg_i, n):
     k += 7
     err = buf[k : k + 6]
     k += 6
-    return seg, e, Je, M, b, dq, frame, err, buf[k : k + n]
+    return seg, e, Je, M, b, dq, frame, err, buf[k : k + n], buf[k + n : k + 2 * n]
 
 
 @njit(inline="always", **JIT)
