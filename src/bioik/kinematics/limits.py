@@ -25,8 +25,11 @@ def clip_into(q, lower, upper):
 @njit(**JIT)
 def wrap_near(q, reference, lower, upper, multiturn):
     """Revolute joints with more than a turn of range (multiturn[i] != 0): replace q[i] by
-    the equivalent angle nearest reference[i] that lies within the limits."""
+    the equivalent angle nearest reference[i] that lies within the limits. A q[i] already
+    on that turn is kept bit for bit (not rounded through the wrapping). Returns whether
+    any q[i] changed."""
     two_pi = 2.0 * np.pi
+    moved = False
     for i in range(q.shape[0]):
         if multiturn[i] == 0:
             continue
@@ -35,5 +38,7 @@ def wrap_near(q, reference, lower, upper, multiturn):
             w += two_pi
         elif w > upper[i]:
             w -= two_pi
-        if lower[i] <= w <= upper[i]:
+        if lower[i] <= w <= upper[i] and abs(w - q[i]) > np.pi:
             q[i] = w
+            moved = True
+    return moved

@@ -755,4 +755,4 @@ def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     stats = np.zeros(2, dtype=np.int64)
     found = bio2_search(ibuf, fbuf, q, io[SETTINGS : SETTINGS + int(io[N_SETTINGS])], io[:5], stats, normals)
     io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
-    return query_finish(parts, q, io, clipped, found, workspace(parts[0], q.shape[0]))
+    return query_finish(parts, q, io, clipped, found, workspace(parts[0], q.shape[0]), False)

@@ -53,6 +53,7 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
             E_best = E
             x[:] = xt
         if E <= E_max and met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, tp, tr, mode)[2]:
+            x[:] = xt  # the point that passed, even if a lower-cost one failed the test earlier
             return True, E, it
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
         if stalls >= 2 or it == iterations:
@@ -105,4 +106,5 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         random_configuration(rng, slo, shi, x)
         restarts += 1
     io[ITERATIONS], io[RESTARTS] = evaluated, restarts
-    return query_finish(parts, q, io, clipped, found, work)
+    # found: the attempt's last `met` test ran on q, leaving its exact frame in work
+    return query_finish(parts, q, io, clipped, found, work, found)

@@ -69,16 +69,21 @@ def query_start(parts, row, q, io):
 
 
 @njit(inline="always", **JIT)
-def query_finish(parts, q, io, clipped, found, work):
+def query_finish(parts, q, io, clipped, found, work, frame_at_q):
     """Wrap q to the turn nearest the reference, then the exact acceptance test at q (FK,
     then `pose_met`, the test `evaluate` applies) into io[REPORT:]; the clip flag into io.
-    work: a `workspace`. Returns 1 if the search's own test passed (found), else 0."""
+    work: a `workspace`; frame_at_q: its `frame` holds the exact FK of q already (as `met`
+    left it), so unless the wrapping moved q the FK is not computed again. Returns 1 if
+    the search's own test passed (found), else 0."""
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
-    wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
+    moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
     seg, e, _, _, _, _, frame, err, _, _ = work
-    px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
+    if frame_at_q and not moved:
+        px, py, pz, qw, qx, qy, qz = frame[0], frame[1], frame[2], frame[3], frame[4], frame[5], frame[6]
+    else:
+        px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
     cost = 2.0 * residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
     dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, gt[0, 0], gt[0, 1], int(io[MODE]))
     report = io[REPORT:]
