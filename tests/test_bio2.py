@@ -148,7 +148,9 @@ def test_rank_candidates_is_a_stable_sort_of_parents_then_children(P2, C2):
     idx = np.empty(P2 + C2, dtype=np.int64)
     for _ in range(200):
         fit = np.sort(rng.integers(0, 6, P2).astype(float))  # parents are sorted; small integers make ties
-        cf = np.array([rng.integers(0, 6, C2).astype(float), np.zeros(C2)])
+        children = rng.integers(0, 7, C2).astype(float)
+        children[children == 6] = np.inf  # a child whose cost overflowed never beats a parent
+        cf = np.array([children, np.zeros(C2)])
         bio2.rank_candidates(fit, cf, idx, np.array([1], dtype=np.uint64), False)
         costs = np.concatenate([fit, cf[0]])
         expected = sorted(range(P2 + C2), key=lambda j: (costs[j], j))[:P2]

@@ -205,14 +205,19 @@ def draw_rates(rng, rate):
 
 
 @njit(inline="always", **JIT)
-def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix):
+def reproduce(genes, moms, poff, cg, cm, co, dg, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix):
     """Children (columns of cg, cm, co) of the best individual (genes[0]), with the second's
     momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped; momentum ←
     mix(momentum, Δgene, mom_mix); offsets ← best's + J0·Δgene. Child c reads the normal
-    deviates N[row0 + v, c]. The pool is gene-major and every inner loop runs over the
-    children, indexed by the loop variable alone, so that it compiles to SIMD code."""
+    deviates N[row0 + v, c]; dg (C,): scratch for the children's change of gene v. The pool
+    is gene-major and every inner loop runs over the children, indexed by the loop
+    variable alone, so that it compiles to SIMD code."""
     n, C = cg.shape
     b = 1 if genes.shape[0] > 1 else 0
+    for k in range(co.shape[0]):
+        a = poff[0, k]
+        for c in range(C):
+            co[k, c] = a
     for v in range(n):
         ga, ma, mb = genes[0, v], moms[0, v], moms[b, v]
         s, lv, hv = span[v], lo[v], hi[v]
@@ -223,14 +228,11 @@ def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, ws
             g = min(max(g, lv), hv)
             cm[v, c] = m * (1.0 - mom_mix) + (g - ga) * mom_mix
             cg[v, c] = g
-    for k in range(co.shape[0]):
-        a = poff[0, k]
-        for c in range(C):
-            co[k, c] = a
-        for v in range(n):
-            j, ga = J0[k, v], genes[0, v]
+            dg[c] = g - ga
+        for k in range(co.shape[0]):  # gene v's share of every offset, summed in gene order
+            j = J0[k, v]
             for c in range(C):
-                co[k, c] += j * (cg[v, c] - ga)
+                co[k, c] += j * dg[c]
 
 
 @njit(inline="always", **JIT)
@@ -260,6 +262,22 @@ def candidate_cost(fit, cf, j):
 
 
 @njit(inline="always", **JIT)
+def merge_ranked(fit, cf, idx, top):
+    """idx[0..P−1] ← the sorted parents merged with the `top` best children, listed best
+    first in idx[P..P+top−1]; a child must be strictly better to pass a parent."""
+    P = fit.shape[0]
+    i = 0
+    j = 0
+    for k in range(P):
+        if j < top and cf[0, idx[P + j]] < fit[i]:
+            idx[k] = P + idx[P + j]
+            j += 1
+        else:
+            idx[k] = i
+            i += 1
+
+
+@njit(inline="always", **JIT)
 def rank_candidates(fit, cf, idx, rng, has_secondary):
     """idx[0..P−1] ← the best P candidates by primary cost, best first; candidate j < P is
     parent j (the parents are sorted best first), else child j − P. Ties keep the earlier
@@ -267,6 +285,24 @@ def rank_candidates(fit, cf, idx, rng, has_secondary):
     children, the best by secondary cost, take part [R 3.7.3]."""
     P = fit.shape[0]
     C = cf.shape[1]
+    if not has_secondary and P <= 2:
+        # the two best children in one pass of selects instead of branches (the outcomes
+        # are random, so branches mispredict): −16 % of a generation at P = 2, C = 16.
+        # A child costing inf or NaN never beats a parent, so it is not ranked.
+        m1 = m2 = np.inf
+        i1 = i2 = 0
+        for c in range(C):
+            f = cf[0, c]
+            lt1 = f < m1
+            lt2 = f < m2
+            m2, i2 = (m1, i1) if lt1 else ((f, c) if lt2 else (m2, i2))
+            m1, i1 = (f, c) if lt1 else (m1, i1)
+        top = min((1 if m1 < np.inf else 0) + (1 if m2 < np.inf else 0), P)
+        idx[P] = i1
+        if top > 1:
+            idx[P + 1] = i2
+        merge_ranked(fit, cf, idx, top)
+        return
     if not has_secondary:
         # the P best children by one insertion pass (most children lose at the first
         # comparison), then a merge with the sorted parents
@@ -280,15 +316,7 @@ def rank_candidates(fit, cf, idx, rng, has_secondary):
                     j -= 1
                 idx[P + j] = c
                 top = min(top + 1, P)
-        i = 0
-        j = 0
-        for k in range(P):  # merge: a child must be strictly better to pass a parent
-            if j < top and cf[0, idx[P + j]] < fit[i]:
-                idx[k] = P + idx[P + j]
-                j += 1
-            else:
-                idx[k] = i
-                i += 1
+        merge_ranked(fit, cf, idx, top)
         return
     for j in range(P + C):
         idx[j] = j
@@ -348,7 +376,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
     the table seen as rows of C, as the reference implementation reads them from one
     random offset.
     """
-    cg, cm, cf, co, rate, wsel, momf, idx, crow, cq = pool
+    cg, cm, cf, co, dg, rate, wsel, momf, idx, crow, cq = pool
     P, n = genes.shape
     C = cf.shape[1]
     rows = normals.shape[0] // C
@@ -357,7 +385,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
     for gen in range(gens):
         row0 = randint(rng, rows - n + 1)
         draw_rates(rng, rate)
-        reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix)
+        reproduce(genes, moms, poff, cg, cm, co, dg, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix)
         if pose_only:
             score_pose_children(gi, gf, gw, frames0, co, cf)
         else:
@@ -376,7 +404,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
 def pool_scratch(P, C, n, L):
     """Scratch of `evolve` for C children: their genes, momenta (n, C), costs (2, C) and
     offsets (L, C) — gene-major — and per-generation buffers."""
-    return (np.empty((n, C)), np.empty((n, C)), np.empty((2, C)), np.empty((L, C)), np.empty(C), np.empty(C),
+    return (np.empty((n, C)), np.empty((n, C)), np.empty((2, C)), np.empty((L, C)), np.empty(C), np.empty(C), np.empty(C),
             np.empty(C), np.empty(P + C, dtype=np.int64), np.empty((1, L)), np.empty((1, n)))
 
 
