@@ -71,13 +71,15 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
     """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
     otherwise; returns True when every primary goal is met under `mode`.
 
-    gt (G, 2): position (or residual) tolerance and rotation tolerance per goal.
+    gt (G, 2): position (or residual) tolerance and rotation tolerance per goal. r (≥ 6
+    rows, as every residual buffer is) also holds a pose goal's error components: solvers
+    call this every step, and an allocation here cost as much as the test itself.
     """
     ok = True
-    e = np.empty(6)
     for g in range(gi.shape[0]):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
+            e = r
             _pose_errors(kind, gf[g], frames[gi[g, 1]], e)
             dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
