@@ -155,3 +155,39 @@ def test_rank_candidates_is_a_stable_sort_of_parents_then_children(P2, C2):
         costs = np.concatenate([fit, cf[0]])
         expected = sorted(range(P2 + C2), key=lambda j: (costs[j], j))[:P2]
         assert list(idx[:P2]) == expected
+
+
+def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
+    """As the reference implementation: the gradient and the support points use primary +
+    secondary cost, a step is kept only if the primary cost falls, and the returned cost
+    is the primary cost at the returned point."""
+    robot = bioik.load_robot("panda")
+    rng = np.random.default_rng(11)
+    x0 = robot.random_configuration(rng)
+    T = robot.link_pose(x0 + 0.03, robot.tips[0])  # near: the model is then nearly quadratic
+    ends = {}
+    for secondary_weight in (0.0, 0.02):
+        goals = [bioik.PoseGoal(robot.tips[0], T), bioik.CenterJointsGoal(weight=secondary_weight, secondary=True)]
+        p = Problem(robot, goals)
+        p.update(goals, x0, 1e-5, 1e-5)
+        seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+        n = robot.dof
+        frames0, J0 = np.empty((1, 7)), np.empty((6, n))
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
+        scratch = (np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)))
+
+        def cost(x):
+            off, f2 = np.zeros((1, 6)), np.empty(2)
+            bio2.offsets(J0, x0, x[None, :], 0, off, 0)
+            bio2.full_score(gi, gf, gw, frames0, J0, off, 0, x[None, :], 0, vdata, *scratch, f2)
+            return f2.copy()
+
+        x = x0 + 0.01
+        fx = cost(x)[0]
+        f = bio2.line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, bounds[0], bounds[1],
+                             np.array([5], dtype=np.uint64), 8, 1e-7, bio2.QUADRATIC, np.empty((4, 6)),
+                             np.empty((1, n)), np.empty(n), np.empty(n), *scratch, np.empty(2), False)
+        assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)
+        ends[secondary_weight] = x.copy()
+    # the secondary cost bends the path: the search ends elsewhere
+    assert np.abs(ends[0.0] - ends[0.02]).max() > 1e-6

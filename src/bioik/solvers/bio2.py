@@ -15,10 +15,11 @@ One *step* of an island, for each of its species:
      number (1..children) of them survives a pre-selection by secondary cost [R 3.7.3];
      the best `population_size` of parents + survivors by primary cost live on;
   3. memetics on the best individual for up to `memetic_opt_gens` iterations while the
-     primary cost improves [R 3.7.9]: forward-difference gradient (tiny step, random sign)
-     on the extrapolated model, L1-normalised, costs sampled at x − δd, x, x + δd, and the
-     quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear step f/(df/dx) of
-     [R 3.5.2] (`bio2_memetic_l`), or none (`bio2`).
+     primary cost improves [R 3.7.9]: forward-difference gradient (step `memetic_step`,
+     its sign drawn once per search, as the reference implementation does) of the primary
+     + secondary cost on the extrapolated model, L1-normalised, costs sampled at x − δd,
+     x, x + δd, and the quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear
+     step f/(df/dx) of [R 3.5.2] (`bio2_memetic_l`), or none (`bio2`).
 `bio2_lm` — beyond the seeds, the combination [E 9.1] leaves as future work — replaces
 step 3 by a full `lm` attempt on the exact residual Jacobians (damped Gauss–Newton steps
 until the cost stalls), taken right after step 1 (so a query in the basin of a solution
@@ -68,7 +69,7 @@ DEFAULTS = {
     "memetic_opt_gens": 8,
     "wipeout_probability": 0.1,
     "momentum_mix": 0.3,
-    "memetic_step": 1e-6,
+    "memetic_step": 1e-7,  # the reference implementation's differentiation step
     "lm_damping": 0.1,
     "lm_stall_ratio": 0.7,
 }
@@ -445,8 +446,8 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
     n = x.shape[0]
     m = goal_model(gi, gf, gw, frames0, 0)
     b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)
+    sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
-        sign = h if uniform(rng) < 0.5 else -h
         for v in range(n):  # moving gene v by sign moves the offsets by sign·J0[:, v]
             f = model_cost(m, b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
                            b4 + J0[4, v] * sign, b5 + J0[5, v] * sign)
@@ -492,23 +493,27 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
 def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
                 toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
     """Memetic local search on the extrapolated model from x (updated in place); returns
-    its cost. Quadratic (eq. 3.3) or linear (R 3.5.2) step along the L1-normalised
-    forward-difference gradient, while the primary cost improves. The model is linear in
-    the genes, so the offsets of x ± d and of the step's end follow from those of x and
-    J0·d (recomputed only when the step is clamped). toff (4, L): scratch."""
+    its primary cost (fx: the primary cost at x). Quadratic (eq. 3.3) or linear (R 3.5.2)
+    step along the L1-normalised forward-difference gradient of the primary + secondary
+    cost, taken while the primary cost improves (as the reference implementation). The
+    model is linear in the genes, so the offsets of x ± d and of the step's end follow
+    from those of x and J0·d (recomputed only when the step is clamped). toff (4, L):
+    scratch."""
     n = x.shape[0]
     L = toff.shape[1]
     xt[0, :] = x
     offsets(J0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
+    score(gi, gf, gw, frames0, J0, toff, 1, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+    fa = fx + f2[1]  # primary + secondary at x
+    sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
-        sign = h if uniform(rng) < 0.5 else -h
         for v in range(n):
             xt[0, v] = x[v] + sign
             for k in range(L):
                 toff[0, k] = toff[1, k] + J0[k, v] * sign
             score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             xt[0, v] = x[v]
-            grad[v] = (f2[0] - fx) / sign
+            grad[v] = (f2[0] + f2[1] - fa) / sign
         norm = 0.0
         for v in range(n):
             norm += abs(grad[v])
@@ -526,8 +531,8 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
             for k in range(L):
                 toff[0, k] = toff[1, k] + sgn * toff[2, k]
             score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
-            toff[3, 0 if sgn < 0.0 else 1] = f2[0]
-        step = memetic_step(fx, toff[3, 0], toff[3, 1], variant)
+            toff[3, 0 if sgn < 0.0 else 1] = f2[0] + f2[1]
+        step = memetic_step(fa, toff[3, 0], toff[3, 1], variant)
         if step != step:  # NaN: no descent step
             break
         clamped = False
@@ -545,6 +550,7 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
             break
         x[:] = xt[0]
         fx = f2[0]
+        fa = fx + f2[1]
         for k in range(L):
             toff[1, k] = toff[0, k]
     return fx
