@@ -19,7 +19,7 @@ from numba import njit
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, goal_costs, goal_residual
 from bioik.goals.layout import unpack
-from bioik.kinematics.frames import JIT, qmul, qrot
+from bioik.kinematics.frames import JIT, KERNEL, qmul, qrot
 from bioik.kinematics.jacobian import fk_jacobians
 
 MODES = {"norm": 0, "trac": 1, "kdl": 2}
@@ -66,7 +66,7 @@ def pose_met(e, tp, tr, mode):
     return dp, dr, met
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
     """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
     otherwise; returns True when every primary goal is met under `mode`.

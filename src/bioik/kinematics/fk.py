@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.kinematics.frames import JIT, frame_to_matrix, qmul, qrot, qzaxis
+from bioik.kinematics.frames import JIT, KERNEL, frame_to_matrix, qmul, qrot, qzaxis
 
 REVOLUTE = 1
 
@@ -68,7 +68,7 @@ def _output(out_seg, out_tf, seg, o, frames, k):
     frames[k, 3], frames[k, 4], frames[k, 5], frames[k, 6] = w, x, y, z
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def fk_frames(seg_i, seg_f, out_seg, out_tf, q, seg, frames):
     """Frames of every requested link for configuration q."""
     fk_segments(seg_i, seg_f, q, seg)

@@ -12,6 +12,12 @@ from numba import njit
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
+#: For the hot kernels that never allocate (FK, the acceptance test, a BioIK generation,
+#: a line search, an LM attempt): compiled without numba's reference counting, their
+#: array arguments and views cost no atomic increments. A BioIK 2 step made ≈ 880 of
+#: them, a sixth of its time; the arrays they read are owned by the caller for the call.
+KERNEL = dict(JIT, _nrt=False)
+
 
 @njit(inline="always", **JIT)
 def qmul(aw, ax, ay, az, bw, bx, by, bz):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from bioik.kinematics.fk import fk_frames
-from bioik.kinematics.frames import JIT, qrot, qzaxis
+from bioik.kinematics.frames import JIT, KERNEL, qrot, qzaxis
 
 REVOLUTE = 1
 
@@ -50,7 +50,7 @@ def jacobian(seg_i, seg_f, out_seg, out_tf, q, o, point, seg, frames, J):
     add_point_jacobian(seg_i, seg_f, seg, out_seg[o], f[0] + rx, f[1] + ry, f[2] + rz, J, 0)
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J):
     """Frames of all requested links and their Jacobians stacked in J (6·O, n)."""
     fk_frames(seg_i, seg_f, out_seg, out_tf, q, seg, frames)

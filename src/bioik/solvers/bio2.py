@@ -45,7 +45,7 @@ from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
 from bioik.goals.layout import unpack
 from bioik.goals.pose import pose_cost_to, pose_weights
-from bioik.kinematics.frames import JIT, qmul
+from bioik.kinematics.frames import JIT, KERNEL, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
@@ -351,9 +351,11 @@ def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary):
         j = idx[k]
         if j < P:
             if j != k:
-                genes[k] = genes[j]
-                moms[k] = moms[j]
-                poff[k] = poff[j]
+                for v in range(n):
+                    genes[k, v] = genes[j, v]
+                    moms[k, v] = moms[j, v]
+                for v in range(poff.shape[1]):
+                    poff[k, v] = poff[j, v]
                 fit[k] = fit[j]
         else:
             c = j - P
@@ -365,7 +367,7 @@ def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary):
             fit[k] = cf[0, c]
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
            mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2):
     """`gens` generations of one species on the extrapolated model (step 2 of the module
@@ -438,7 +440,7 @@ def single_offsets(xt, x0, J0):
     return o0, o1, o2, o3, o4, o5
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d):
     """`line_search` for one primary pose-type goal on one link: the same draws and
     arithmetic with the six offsets in registers (so the same results), and the gradient's
@@ -483,13 +485,14 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
         f = model_cost(m, o0, o1, o2, o3, o4, o5)
         if not f < fx:
             break
-        x[:] = xt
+        for v in range(n):
+            x[v] = xt[v]
         fx = f
         b0, b1, b2, b3, b4, b5 = o0, o1, o2, o3, o4, o5
     return fx
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
                 toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
     """Memetic local search on the extrapolated model from x (updated in place); returns
@@ -501,7 +504,8 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
     scratch."""
     n = x.shape[0]
     L = toff.shape[1]
-    xt[0, :] = x
+    for v in range(n):
+        xt[0, v] = x[v]
     offsets(J0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
     score(gi, gf, gw, frames0, J0, toff, 1, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
     fa = fx + f2[1]  # primary + secondary at x
@@ -548,7 +552,8 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
         score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
         if not f2[0] < fx:
             break
-        x[:] = xt[0]
+        for v in range(n):
+            x[v] = xt[0, v]
         fx = f2[0]
         fa = fx + f2[1]
         for k in range(L):

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.layout import unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, KERNEL
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.clock import now
 from bioik.solvers.pose_query import (
@@ -24,7 +24,7 @@ from bioik.solvers.pose_query import (
 from bioik.solvers.rng import random_configuration
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iterations, k_damp, stall_ratio, tp, tr,
                  mode, work):
     """One LM attempt from x for the problem's single pose-type goal: FK, residual, the
@@ -42,7 +42,8 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
     tf = out_tf[0]
     t = max(tp, tr)
     E_max = 3.0 * t * t * (wp * wp + wr * wr)  # as `acceptable_cost`
-    xt[:] = x
+    for i in range(n):  # element loops: a whole-array copy needs reference counting
+        xt[i] = x[i]
     E_best = np.inf
     E_prev = np.inf
     stalls = 0
@@ -51,9 +52,11 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
         E = residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
         if E < E_best:
             E_best = E
-            x[:] = xt
+            for i in range(n):
+                x[i] = xt[i]
         if E <= E_max and met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, tp, tr, mode)[2]:
-            x[:] = xt  # the point that passed, even if a lower-cost one failed the test earlier
+            for i in range(n):  # the point that passed, even if a lower-cost one failed the test earlier
+                x[i] = xt[i]
             return True, E, it
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
         if stalls >= 2 or it == iterations:

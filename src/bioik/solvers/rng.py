@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, KERNEL
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -39,7 +39,7 @@ def randint(state, n):
     return int(uniform(state) * n)
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def random_configuration(state, slo, shi, q):
     """q ← uniform in the box [slo, shi]."""
     for i in range(q.shape[0]):
