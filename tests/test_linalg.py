@@ -7,7 +7,7 @@ import bioik
 from bioik.goals.kernels import goal_residual
 from bioik.goals.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.linalg import cholesky_solve, damped_step, null_space_step, stack_residuals
+from bioik.solvers.linalg import cholesky_solve, damped_step, null_space_scratch, null_space_step, stack_residuals
 
 
 def test_cholesky_solve_matches_numpy(rng):
@@ -37,9 +37,24 @@ def test_null_space_step_leaves_the_primary_task_alone(rng):
     Js = np.eye(7)
     es = rng.normal(size=7)
     dq = np.zeros(7)
-    null_space_step(J, 3, Js, es, 7, 7, 1e-12, 1e-9, dq)
+    null_space_step(J, 3, Js, es, 7, 7, 1e-12, 1e-9, dq, null_space_scratch(7, 7))
     np.testing.assert_allclose(J @ dq, 0, atol=1e-6)  # no primary motion
     assert np.linalg.norm(es + dq) < np.linalg.norm(es)  # the secondary residual shrinks
+
+
+def test_null_space_step_matches_its_formula_with_scratch_larger_than_the_rows(rng):
+    n, rows, srows, lam, mu = 6, 3, 2, 0.01, 0.02
+    J, Js = rng.normal(size=(rows, n)), rng.normal(size=(srows, n))
+    es, dq0 = rng.normal(size=srows), rng.normal(size=n)
+    N = np.eye(n) - J.T @ np.linalg.solve(J @ J.T + lam * np.eye(rows), J)
+    B = Js @ N
+    z = np.linalg.solve(B.T @ B + mu * np.eye(n), -B.T @ (es + Js @ dq0))
+    big = 9  # capacity beyond the rows used, as the solvers allocate it once per search
+    Jb, Jsb, esb = np.full((big, n), np.nan), np.full((big, n), np.nan), np.full(big, np.nan)
+    Jb[:rows], Jsb[:srows], esb[:srows] = J, Js, es
+    dq = dq0.copy()
+    null_space_step(Jb, rows, Jsb, esb, srows, n, lam, mu, dq, null_space_scratch(big, n))
+    np.testing.assert_allclose(dq, dq0 + N @ z, rtol=1e-8, atol=1e-10)
 
 
 def test_pose_fast_path_equals_the_goal_kernels(rng):

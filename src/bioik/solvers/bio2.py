@@ -48,7 +48,7 @@ from bioik.goals.pose import pose_cost_to, pose_weights
 from bioik.kinematics.frames import JIT, KERNEL, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
-from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
+from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.lm_pose import pose_attempt
 from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start, workspace
 from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
@@ -561,17 +561,19 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
     return fx
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, seg, frames, J,
-               r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, iterations, lam_k, stall_ratio, mode, has_secondary):
+               r, Jr, scratch, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken) on the
     exact residual Jacobians of the primary goals, secondary goals in their null space,
     from x for up to `iterations` steps, until the cost fails to fall below
     stall_ratio × its previous value twice in a row (as an `lm` attempt). x ends at the
     best point seen, with its exact frames and Jacobians in frames and J. Returns (x
-    passes the acceptance test, primary cost at x)."""
+    passes the acceptance test, primary cost at x). lm_work: scratch (see `bio2_search`)."""
+    e, Je, es, Js, M, b, dq, xt, ns = lm_work
     n = x.shape[0]
-    xt = x.copy()
+    for v in range(n):
+        xt[v] = x[v]
     E_best = np.inf
     E_prev = np.inf
     stalls = 0
@@ -579,11 +581,13 @@ def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, 
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
         rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, e, Je, False)
         if goal_errors(gi, gf, gt, frames, J, xt, vdata, r, Jr, scratch, mode, errors):
-            x[:] = xt
+            for v in range(n):
+                x[v] = xt[v]
             return True, 2.0 * E
         if E < E_best:
             E_best = E
-            x[:] = xt
+            for v in range(n):
+                x[v] = xt[v]
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
         if stalls >= 2 or it == iterations:
             break
@@ -593,7 +597,7 @@ def lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x, 
             break
         if has_secondary:
             srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, es, Js, True)
-            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
         for v in range(n):
             xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])
     if E_best < E:
@@ -649,15 +653,13 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
 
     settings: the DEFAULTS values in order, then the memetic variant.
     run: deadline, step budget, RNG seed, acceptance mode, random start. stats: steps, wipeouts.
+    Allocates the population and scratch, then runs `bio2_steps`.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
-    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_steps, mode = run[0], run[1], int(run[3])
+    parts = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    slo, shi = bounds[2], bounds[3]
     P, C = int(settings[0]), int(settings[1])
-    elites = min(max(int(settings[2]), 0), P)
     I, S = int(settings[3]), int(settings[4])
-    evo_gens, opt_gens = int(settings[5]), int(settings[6])
-    p_wipe, mom_mix, h, lam_k, lm_stall = settings[7], settings[8], settings[9], settings[10], settings[11]
     variant = int(settings[12])
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(int(run[2]))
@@ -667,11 +669,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     L = 6 * O
     if run[4] > 0.0:
         random_configuration(rng, slo, shi, q)
-    span = shi - slo
     x0 = np.empty(n)
-    has_secondary, pose_only, R = goal_flags(gi)
-    single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
-    pose_work = workspace(seg_i, n)
+    _, _, R = goal_flags(gi)
     # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
     # first species (the others would repeat its LM attempt) and the rest at random
     genes = np.empty((I, S, P, n))
@@ -683,25 +682,38 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 x0[:] = q
             for k in range(P):
                 genes[i, s, k] = x0
-    moms = np.zeros((I, S, P, n))
-    fit = np.full((I, S, P), np.inf)
-    poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
-    normals = normal_table(normals, n, C, rng)
-    toff = np.empty((4, L))
-    x = np.empty(n)
-    xt = np.empty((1, n))
-    d = np.empty(n)
-    grad = np.empty(n)
-    e = np.empty(R)
-    Je = np.empty((R, n))
-    es = np.empty(R)
-    Js = np.empty((R, n))
-    M = np.empty((max(R, n), max(R, n)))
-    b = np.empty(max(R, n))
-    dq = np.empty(n)
-    best = q.copy()
+    population = (genes, np.zeros((I, S, P, n)), np.full((I, S, P), np.inf), q.copy(), np.empty(S))
+    m = max(R, n)
+    lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
+               np.empty(n), null_space_scratch(R, n))
+    search_work = (np.empty((4, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(n), shi - slo)
+    return bio2_steps(parts, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
+                      step_scratch(seg_i, O, G, P, C, n), search_work, lm_work, workspace(seg_i, n))
+
+
+@njit(**KERNEL)
+def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_work, search_work, lm_work, pose_work):
+    """The steps of `bio2_search` until success, the step budget or the deadline; q ← the
+    best configuration. Allocation-free, so compiled without reference counting (the
+    population's views cost nothing per species)."""
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_steps, mode = run[0], run[1], int(run[3])
+    P = int(settings[0])
+    elites = min(max(int(settings[2]), 0), P)
+    I, S = int(settings[3]), int(settings[4])
+    evo_gens, opt_gens = int(settings[5]), int(settings[6])
+    p_wipe, mom_mix, h, lam_k, lm_stall = settings[7], settings[8], settings[9], settings[10], settings[11]
+    variant = int(settings[12])
+    G = gi.shape[0]
+    has_secondary, pose_only, _ = goal_flags(gi)
+    single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
+    genes, moms, fit, best, before = population
+    poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_work
+    toff, x0, x, xt, d, grad, span = search_work
+    L = toff.shape[1]
+    n = q.shape[0]
     best_fit = np.inf
-    before = np.empty(S)
     steps = 0
     wipeouts = 0
     success = False
@@ -709,12 +721,14 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
         for i in range(I):
             for s in range(S):
                 # 1. exact FK at the species' best; the acceptance test runs on it
-                x0[:] = genes[i, s, 0]
+                for v in range(n):
+                    x0[v] = genes[i, s, 0, v]
                 if variant == LM:  # its cost when the step starts, before the LM memetics
                     before[s] = fit[i, s, 0]
                 fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                 if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
-                    best[:] = x0
+                    for v in range(n):
+                        best[v] = x0[v]
                     success = True
                     break
                 if variant == LM:  # beyond the seeds: LM on exact FK first, then evolve around it
@@ -725,20 +739,23 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                             fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                     else:
                         found, E = lm_memetic(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, lo, hi, x0, seg, frames0,
-                                              J0, r, Jr, scratch, errors, e, Je, es, Js, M, b, dq, opt_gens, lam_k,
-                                              lm_stall, mode, has_secondary)
+                                              J0, r, Jr, scratch, errors, lm_work, opt_gens, lam_k, lm_stall, mode,
+                                              has_secondary)
                     if found:
-                        best[:] = x0
+                        for v in range(n):
+                            best[v] = x0[v]
                         success = True
                         break
-                    genes[i, s, 0] = x0  # frames0 and J0 hold the exact FK at x0 again
+                    for v in range(n):  # frames0 and J0 hold the exact FK at x0 again
+                        genes[i, s, 0, v] = x0[v]
                 for k in range(P):
                     offsets(J0, x0, genes[i, s], k, poff, k)
                     score(gi, gf, gw, frames0, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
                     fit[i, s, k] = f2[0]
                 if fit[i, s, 0] < best_fit:
                     best_fit = fit[i, s, 0]
-                    best[:] = x0
+                    for v in range(n):
+                        best[v] = x0[v]
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
@@ -747,7 +764,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
-                        x[:] = genes[i, s, k]
+                        for v in range(n):
+                            x[v] = genes[i, s, k, v]
                         if single_pose and L == 6:
                             fx = line_search_single(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, lo, hi, rng, opt_gens, h,
                                                     variant, xt[0], grad, d)
@@ -755,7 +773,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                             fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
                                              variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                         if fx < fit[i, s, k]:
-                            genes[i, s, k] = x
+                            for v in range(n):
+                                genes[i, s, k, v] = x[v]
                             fit[i, s, k] = fx
             if success:
                 break
@@ -771,14 +790,16 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                 if s != sb and (not fit[i, s, 0] < ratio * before[s] or uniform(rng) < p_wipe):
                     random_configuration(rng, slo, shi, x)
                     for k in range(P):
-                        genes[i, s, k] = x
-                        moms[i, s, k] = 0.0
+                        for v in range(n):
+                            genes[i, s, k, v] = x[v]
+                            moms[i, s, k, v] = 0.0
                         fit[i, s, k] = np.inf
                     wipeouts += 1
         steps += 1
         if success or steps >= max_steps or now() > deadline:
             break
-    q[:] = best
+    for v in range(n):
+        q[v] = best[v]
     stats[0] = steps
     stats[1] = wipeouts
     return success

@@ -15,7 +15,7 @@ from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import SECONDARY, goal_residual
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, KERNEL
 
 
 @njit(inline="always", **JIT)
@@ -145,14 +145,21 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, seco
 
 
 @njit(**JIT)
-def null_space_step(Je, rows, Js, es, srows, n, lam, mu, dq):
+def null_space_scratch(R, n):
+    """Scratch of `null_space_step` for up to R primary and R secondary rows and n variables."""
+    m = max(R, n)
+    return (np.empty((R, R)), np.empty((R, R)), np.empty(R), np.empty((R, n)), np.empty((n, n)), np.empty((R, n)),
+            np.empty(R), np.empty((m, m)), np.empty(m), np.empty(n))
+
+
+@njit(**KERNEL)
+def null_space_step(Je, rows, Js, es, srows, n, lam, mu, dq, work):
     """Add to the primary step dq the secondary task's best step in the primary null space
     (task priority): N = I − J⁺J with J⁺ = Jᵀ(JJᵀ + λI)⁻¹, then
-    z = argmin ‖Js·(dq + N·z) + es‖² + μ‖z‖² and dq ← dq + N·z."""
+    z = argmin ‖Js·(dq + N·z) + es‖² + μ‖z‖² and dq ← dq + N·z. work: `null_space_scratch`."""
     if srows == 0:
         return
-    A = np.empty((rows, rows))
-    X = np.empty((rows, n))
+    A, F, col, X, N, B, rhs, M, b, z = work
     for i in range(rows):
         for j in range(i + 1):
             s = 0.0
@@ -161,25 +168,21 @@ def null_space_step(Je, rows, Js, es, srows, n, lam, mu, dq):
             A[i, j] = s
             A[j, i] = s
         A[i, i] += lam
-    col = np.empty(rows)
-    L = A.copy()
     for k in range(n):  # X = (JJᵀ + λI)⁻¹ J, column by column
         for i in range(rows):
             col[i] = Je[i, k]
-        L[:, :] = A
-        if not cholesky_solve(L, col, rows):
+            for j in range(rows):
+                F[i, j] = A[i, j]
+        if not cholesky_solve(F, col, rows):
             return
         for i in range(rows):
             X[i, k] = col[i]
-    N = np.eye(n)
     for i in range(n):
         for j in range(n):
-            s = 0.0
+            s = 1.0 if i == j else 0.0
             for k in range(rows):
-                s += Je[k, i] * X[k, j]
-            N[i, j] -= s
-    B = np.zeros((srows, n))
-    rhs = np.empty(srows)
+                s -= Je[k, i] * X[k, j]
+            N[i, j] = s
     for i in range(srows):
         s = es[i]
         for k in range(n):
@@ -190,10 +193,6 @@ def null_space_step(Je, rows, Js, es, srows, n, lam, mu, dq):
             for k in range(n):
                 t += Js[i, k] * N[k, j]
             B[i, j] = t
-    m = max(srows, n)
-    M = np.empty((m, m))
-    b = np.empty(m)
-    z = np.empty(n)
     if not damped_step(B, rhs, srows, n, mu, M, b, z):
         return
     for i in range(n):

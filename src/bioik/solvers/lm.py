@@ -21,7 +21,7 @@ from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
-from bioik.solvers.linalg import damped_step, null_space_step, stack_residuals
+from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -75,6 +75,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             has_secondary = True
     es = np.empty(R if has_secondary else 1)
     Js = np.empty((R if has_secondary else 1, n))
+    ns = null_space_scratch(R if has_secondary else 1, n)
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
@@ -116,7 +117,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             dq[:] = 0.0
         if has_secondary:  # secondary goals act in the null space of the primary ones
             srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, es, Js, True)
-            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
         for i in range(n):
             x = qc[i] + dq[i]
             qc[i] = min(max(x, lo[i]), hi[i])
