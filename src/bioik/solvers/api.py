@@ -106,7 +106,7 @@ class Solver:
         self._mode = MODES[acceptance]
         self.settings = self.family.settings(params)
         # arguments and results of the single-pose kernel (see `bioik.solvers.lm_pose`)
-        self._io = new_io(self.settings, robot.multiturn)
+        self._io = new_io(self.settings, robot.multiturn, robot.program.n_segments)
         self._io_bytes = memoryview(self._io).cast("B")  # struct packs 8 slots in one call
         self._single = self.family.single_pose  # its compiled entry once it is loaded
         self._problems: OrderedDict[tuple, Problem] = OrderedDict()

@@ -50,7 +50,17 @@ from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.lm_pose import pose_attempt
-from bioik.solvers.pose_query import ITERATIONS, N_SETTINGS, RESTARTS, SETTINGS, query_finish, query_start, workspace
+from bioik.solvers.pose_query import (
+    ITERATIONS,
+    N_SETTINGS,
+    RESTARTS,
+    SETTINGS,
+    io_workspace,
+    query_finish,
+    query_start,
+    workspace,
+    workspace_size,
+)
 from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
 
 #: Memetic variants.
@@ -688,7 +698,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                np.empty(n), null_space_scratch(R, n))
     search_work = (np.empty((4, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(n), shi - slo)
     return bio2_steps(parts, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
-                      step_scratch(seg_i, O, G, P, C, n), search_work, lm_work, workspace(seg_i, n))
+                      step_scratch(seg_i, O, G, P, C, n), search_work, lm_work,
+                      workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
 
 
 @njit(**KERNEL)
@@ -815,4 +826,4 @@ def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     stats = np.zeros(2, dtype=np.int64)
     found = bio2_search(ibuf, fbuf, q, io[SETTINGS : SETTINGS + int(io[N_SETTINGS])], io[:5], stats, normals)
     io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
-    return query_finish(parts, q, io, clipped, found, workspace(parts[0], q.shape[0]), False)
+    return query_finish(parts, q, io, clipped, found, io_workspace(io, parts[0], q.shape[0]), False)

@@ -14,12 +14,12 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.layout import unpack
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.kinematics.frames import KERNEL
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.clock import now
 from bioik.solvers.pose_query import (
     BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, RNG, SEED, SETTINGS,
-    goal_rows, jacobian, met, query_finish, query_start, residual, tip_frame, workspace,
+    goal_rows, io_workspace, jacobian, met, query_finish, query_start, residual, tip_frame,
 )
 from bioik.solvers.rng import random_configuration
 
@@ -70,7 +70,7 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
     return False, E_best, it + 1
 
 
-@njit(**JIT)
+@njit(**KERNEL)
 def lm_pose_search(ibuf, fbuf, row, q, io):
     """Whole query (see `pose_query`): `lm` attempts from the seed in q (or a random
     start), then from uniform random configurations, until one passes the acceptance test
@@ -89,9 +89,10 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         random_configuration(rng, slo, shi, q)
     deadline, budget, mode = io[DEADLINE], io[BUDGET], int(io[MODE])
     k_damp, stall_ratio, attempt_max, margin = io[SETTINGS], io[SETTINGS + 1], int(io[SETTINGS + 2]), io[SETTINGS + 3]
-    work = workspace(seg_i, q.shape[0])
+    work = io_workspace(io, seg_i, q.shape[0])
     x = work[9]
-    x[:] = q
+    for i in range(q.shape[0]):  # element loops: slice copies need reference counting
+        x[i] = q[i]
     best_E = np.inf
     evaluated = 0
     restarts = 0
@@ -103,7 +104,8 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         evaluated += k
         if found or E < best_E:
             best_E = E
-            q[:] = x
+            for i in range(q.shape[0]):
+                q[i] = x[i]
         if found or evaluated >= budget or now() > deadline:
             break
         random_configuration(rng, slo, shi, x)

@@ -32,7 +32,8 @@ REVOLUTE = 1
 #: acceptance report (`evaluate`'s layout for one goal). Scratch: the random state. In,
 #: set once per solver: the
 #: number of settings, the settings, then the robot's multiturn flags (n) — fewer
-#: arguments make the compiled call cheaper.
+#: arguments make the compiled call cheaper. Scratch, set once per solver: room for a
+#: `workspace`, so that a whole query allocates nothing.
 DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
 ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
 REPORT = 11
@@ -41,9 +42,11 @@ N_SETTINGS = RNG + 1
 SETTINGS = N_SETTINGS + 1
 
 
-def new_io(settings: np.ndarray, multiturn: np.ndarray) -> np.ndarray:
-    """The `io` array for a solver with these settings on a robot with these multiturn flags."""
-    return np.concatenate([np.zeros(N_SETTINGS), [len(settings)], settings, multiturn])
+def new_io(settings: np.ndarray, multiturn: np.ndarray, segments: int) -> np.ndarray:
+    """The `io` array for a solver with these settings on a robot with these multiturn
+    flags and `segments` kinematic segments."""
+    work = np.zeros(workspace_size(segments, len(multiturn)))
+    return np.concatenate([np.zeros(N_SETTINGS), [len(settings)], settings, multiturn, work])
 
 
 @njit(inline="always", **JIT)
@@ -53,7 +56,8 @@ def query_start(parts, row, q, io):
     io[RANDOM_START], check the seed q (−1: not finite), clip it into the limits (1 if it
     was outside, else 0) and make it the reference of the turn wrapping."""
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
-    gf[0, : row.shape[0]] = row
+    for i in range(row.shape[0]):  # element loop: a slice assignment needs reference counting
+        gf[0, i] = row[i]
     gw[0], gt[0, 0], gt[0, 1] = io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL]
     if io[RANDOM_START] > 0.0:
         return 0
@@ -64,7 +68,8 @@ def query_start(parts, row, q, io):
         if q[i] < bounds[0, i] or q[i] > bounds[1, i]:
             q[i] = min(max(q[i], bounds[0, i]), bounds[1, i])
             clipped = 1
-    vdata[:, REFERENCE] = q
+    for i in range(q.shape[0]):  # element loop: a whole-column copy needs reference counting
+        vdata[i, REFERENCE] = q[i]
     return clipped
 
 
@@ -76,7 +81,8 @@ def query_finish(parts, q, io, clipped, found, work, frame_at_q):
     left it), so unless the wrapping moved q the FK is not computed again. Returns 1 if
     the search's own test passed (found), else 0."""
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
-    moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) :])
+    n = q.shape[0]
+    moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) : SETTINGS + int(io[N_SETTINGS]) + n])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
     seg, e, _, _, _, _, frame, err, _, _ = work
@@ -94,13 +100,20 @@ def query_finish(parts, q, io, clipped, found, work, frame_at_q):
 
 
 @njit(**JIT)
-def workspace(seg_i, n):
-    """Scratch for the pose helpers, carved from one allocation: (FK segments, reduced
-    residual, its Jacobian, normal equations, right-hand side, step, frame, errors, trial
-    point, best point) for a chain of seg_i.shape[0] segments and n variables."""
+def workspace_size(segments, n):
+    """Length of the buffer a `workspace` for this many segments and n variables needs."""
+    m = max(6, n)
+    return 7 * max(segments, 1) + 6 + 6 * n + m * m + m + n + 7 + 6 + 2 * n
+
+
+@njit(inline="always", **JIT)
+def workspace(buf, seg_i, n):
+    """Scratch for the pose helpers, carved from buf (at least `workspace_size` long):
+    (FK segments, reduced residual, its Jacobian, normal equations, right-hand side, step,
+    frame, errors, trial point, best point) for a chain of seg_i.shape[0] segments and n
+    variables."""
     S = max(seg_i.shape[0], 1)
     m = max(6, n)
-    buf = np.empty(7 * S + 6 + 6 * n + m * m + m + n + 7 + 6 + 2 * n)
     k = 0
     seg = buf[k : k + 7 * S].reshape((S, 7))
     k += 7 * S
@@ -119,6 +132,12 @@ def workspace(seg_i, n):
     err = buf[k : k + 6]
     k += 6
     return seg, e, Je, M, b, dq, frame, err, buf[k : k + n], buf[k + n : k + 2 * n]
+
+
+@njit(inline="always", **JIT)
+def io_workspace(io, seg_i, n):
+    """The `workspace` in the scratch at the end of `io` (see `new_io`)."""
+    return workspace(io[SETTINGS + int(io[N_SETTINGS]) + n :], seg_i, n)
 
 
 @njit(inline="always", **JIT)
