@@ -44,6 +44,25 @@ def test_fast_path_takes_the_same_steps_as_the_general_kernel(robot_name, kind, 
     assert fast.cost == pytest.approx(general.cost, abs=1e-15, rel=1e-9)
 
 
+@pytest.mark.parametrize("solver", ["lm", "bio2_lm"])
+def test_fast_path_works_on_a_long_chain(solver):
+    # the query's scratch lives in the solver's io array, sized for the robot: a 40-joint
+    # chain needs a 40×40 system and 40 segments of FK
+    snake = bioik.robots.snake(40)
+    tip = snake.tips[0]
+    rng = np.random.default_rng(5)
+    goal = bioik.PositionGoal(tip, snake.link_pose(snake.random_configuration(rng), tip)[:3, 3])
+    seed = snake.random_configuration(rng)
+    fast = bioik.solve(snake, [goal], seed=seed, solver=solver, max_iterations=200, random_seed=1, timeout=3600.0)
+    assert fast.success
+    assert np.linalg.norm(snake.link_pose(fast.q, tip)[:3, 3] - goal.position) <= 1e-5
+    if solver == "lm":
+        general = bioik.solve(snake, [goal], seed=seed, solver=solver, max_iterations=200, random_seed=1, timeout=3600.0,
+                              callback=lambda q: True)
+        assert fast.iterations == general.iterations
+        np.testing.assert_allclose(fast.q, general.q, atol=1e-9)
+
+
 def test_fast_path_is_taken_for_single_pose_goals(ur5, monkeypatch):
     calls = []
     family = api.SOLVERS["lm"]
