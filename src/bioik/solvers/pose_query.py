@@ -27,13 +27,12 @@ from bioik.kinematics.limits import wrap_near
 
 REVOLUTE = 1
 
-#: Layout of the `io` array. In, per query: run arguments (the first five are the `run`
-#: array of the general kernels), the goal's weight and tolerances. Out: counters and the
-#: acceptance report (`evaluate`'s layout for one goal). Scratch: the random state. In,
-#: set once per solver: the
-#: number of settings, the settings, then the robot's multiturn flags (n) — fewer
-#: arguments make the compiled call cheaper. Scratch, set once per solver: room for a
-#: `workspace`, so that a whole query allocates nothing.
+#: Layout of the `io` array (one array instead of many arguments: a cheaper compiled call).
+#: In, per query: run arguments (the first five are the `run` array of the general
+#: kernels), the goal's weight and tolerances. Out: counters and the acceptance report
+#: (`evaluate`'s layout for one goal). Scratch: the random state. Set once per solver: the
+#: number of settings, the settings, the robot's multiturn flags (n), then room for a
+#: `workspace` (scratch), so that an `lm` query allocates nothing.
 DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
 ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
 REPORT = 11
