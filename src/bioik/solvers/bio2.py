@@ -52,10 +52,10 @@ from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_ste
 from bioik.solvers.lm_pose import pose_attempt
 from bioik.solvers.pose_query import (
     ITERATIONS,
-    N_SETTINGS,
     RESTARTS,
     SETTINGS,
     io_workspace,
+    multiturn_start,
     query_finish,
     query_start,
     workspace,
@@ -824,6 +824,6 @@ def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     if clipped < 0:
         return -1
     stats = np.zeros(2, dtype=np.int64)
-    found = bio2_search(ibuf, fbuf, q, io[SETTINGS : SETTINGS + int(io[N_SETTINGS])], io[:5], stats, normals)
+    found = bio2_search(ibuf, fbuf, q, io[SETTINGS : multiturn_start(io)], io[:5], stats, normals)
     io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
     return query_finish(parts, q, io, clipped, found, io_workspace(io, parts[0], q.shape[0]), False)

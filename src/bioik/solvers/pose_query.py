@@ -81,7 +81,8 @@ def query_finish(parts, q, io, clipped, found, work, frame_at_q):
     the search's own test passed (found), else 0."""
     seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
     n = q.shape[0]
-    moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[SETTINGS + int(io[N_SETTINGS]) : SETTINGS + int(io[N_SETTINGS]) + n])
+    t = multiturn_start(io)
+    moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[t : t + n])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
     seg, e, _, _, _, _, frame, err, _, _ = work
@@ -134,9 +135,16 @@ def workspace(buf, seg_i, n):
 
 
 @njit(inline="always", **JIT)
+def multiturn_start(io):
+    """Index of the robot's multiturn flags in `io` (after the settings); the workspace
+    scratch follows them."""
+    return SETTINGS + int(io[N_SETTINGS])
+
+
+@njit(inline="always", **JIT)
 def io_workspace(io, seg_i, n):
     """The `workspace` in the scratch at the end of `io` (see `new_io`)."""
-    return workspace(io[SETTINGS + int(io[N_SETTINGS]) + n :], seg_i, n)
+    return workspace(io[multiturn_start(io) + n :], seg_i, n)
 
 
 @njit(inline="always", **JIT)
