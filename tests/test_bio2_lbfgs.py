@@ -94,12 +94,15 @@ def test_reproducible_from_random_seed_and_budget():
 @pytest.mark.parametrize("robot_name", ["ur5", "panda"])
 def test_memetics_beat_no_memetics_on_the_same_budget(robot_name):
     robot = bioik.load_robot(robot_name)
-    budget = 10
+    # 20 steps, not 10: at 10 the outcome depended on the CPU's floating point (an AMD
+    # machine solved 4 of 20 panda targets with a median cost 0.036× bio2's, where the
+    # earlier one solved 7+); at 20, 10–18 of 20 against 0, median cost ratio ≤ 1.4e-8
+    budget = 20
     with_lbfgs = solve_all(robot, NAME, budget, n=20)
     without = solve_all(robot, "bio2", budget, n=20)
     solved_l = sum(r.success for r in with_lbfgs)
     solved_0 = sum(r.success for r in without)
-    assert solved_l >= solved_0 + 4  # measured over 30 targets: 37–60 % against 0 %
+    assert solved_l >= solved_0 + 6
     assert np.median([r.cost for r in with_lbfgs]) < 1e-3 * np.median([r.cost for r in without])
 
 
