@@ -65,6 +65,7 @@ from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
+from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -471,3 +472,9 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
     stats[0] = gens
     stats[1] = wipes
     return success
+
+
+@njit(**JIT)
+def bio1_pose_query(ibuf, fbuf, row, q, io):
+    """`bio1_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, bio1_search, ())

@@ -50,17 +50,7 @@ from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.lm_pose import pose_attempt
-from bioik.solvers.pose_query import (
-    ITERATIONS,
-    RESTARTS,
-    SETTINGS,
-    io_workspace,
-    multiturn_start,
-    query_finish,
-    query_start,
-    workspace,
-    workspace_size,
-)
+from bioik.solvers.pose_query import search_query, workspace, workspace_size
 from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
 
 #: Memetic variants.
@@ -819,11 +809,4 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
 @njit(**JIT)
 def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
-    parts = unpack(ibuf, fbuf)
-    clipped = query_start(parts, row, q, io)
-    if clipped < 0:
-        return -1
-    stats = np.zeros(2, dtype=np.int64)
-    found = bio2_search(ibuf, fbuf, q, io[SETTINGS : multiturn_start(io)], io[:5], stats, normals)
-    io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
-    return query_finish(parts, q, io, clipped, found, io_workspace(io, parts[0], q.shape[0]), False)
+    return search_query(ibuf, fbuf, row, q, io, bio2_search, (normals,))

@@ -43,6 +43,7 @@ from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -126,3 +127,9 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
     stats[0] = it
     stats[1] = restarts
     return success
+
+
+@njit(**JIT)
+def gd_pose_query(ibuf, fbuf, row, q, io):
+    """`gd_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, gd_search, ())

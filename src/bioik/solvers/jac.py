@@ -26,6 +26,7 @@ from bioik.kinematics.frames import JIT
 from bioik.solvers.kdl import twist_state
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.lm import RESTART, STOP, next_move
+from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -97,3 +98,9 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     stats[0] = it
     stats[1] = restarts
     return success
+
+
+@njit(**JIT)
+def jac_pose_query(ibuf, fbuf, row, q, io):
+    """`jac_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, jac_search, ())

@@ -20,6 +20,7 @@ from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
+from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -142,3 +143,9 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     stats[0] = it
     stats[1] = restarts
     return success
+
+
+@njit(**JIT)
+def kdl_pose_query(ibuf, fbuf, row, q, io):
+    """`kdl_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, kdl_search, ())

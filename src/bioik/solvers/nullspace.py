@@ -31,6 +31,7 @@ from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.kdl import twist_errors, twist_state
 from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
 
@@ -181,3 +182,9 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     stats[0] = it
     stats[1] = restarts
     return success
+
+
+@njit(**JIT)
+def nullspace_pose_query(ibuf, fbuf, row, q, io):
+    """`nullspace_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, nullspace_search, ())

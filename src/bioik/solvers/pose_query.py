@@ -21,6 +21,7 @@ from numba import njit
 from bioik.goals.acceptance import _pose_errors, pose_met
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
+from bioik.goals.layout import unpack
 from bioik.kinematics.fk import _segment
 from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
 from bioik.kinematics.limits import wrap_near
@@ -70,6 +71,21 @@ def query_start(parts, row, q, io):
     for i in range(q.shape[0]):  # element loop: a whole-column copy needs reference counting
         vdata[i, REFERENCE] = q[i]
     return clipped
+
+
+@njit(inline="always", **JIT)
+def search_query(ibuf, fbuf, row, q, io, search, extra):
+    """A general compiled search `search(ibuf, fbuf, q, settings, run, stats, *extra)` as a
+    whole query: the run arguments are io's first five slots and the settings io's. Each
+    solver's query kernel calls this with its own search (a compile-time constant)."""
+    parts = unpack(ibuf, fbuf)
+    clipped = query_start(parts, row, q, io)
+    if clipped < 0:
+        return -1
+    stats = np.zeros(2, dtype=np.int64)
+    found = search(ibuf, fbuf, q, io[SETTINGS : multiturn_start(io)], io[:5], stats, *extra)
+    io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
+    return query_finish(parts, q, io, clipped, found, io_workspace(io, parts[0], q.shape[0]), False)
 
 
 @njit(inline="always", **JIT)
