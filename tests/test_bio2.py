@@ -129,7 +129,9 @@ def test_line_search_single_equals_line_search(setup, variant):
     fa = bio2.line_search(xa, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((4, 6)),
                           np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
                           np.empty((32, 3)), f2, True)
-    fb = bio2.line_search_single(xb, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(n), np.empty(n))
+    M = (n + 7) // 8 * 8
+    fb = bio2.line_search_single(xb, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
+                                 np.empty(n), np.full((6, M), np.nan))
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
     np.testing.assert_array_equal(xa, xb)

@@ -444,18 +444,27 @@ def single_offsets(xt, x0, J0):
 
 
 @njit(**KERNEL)
-def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d):
+def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d, Jp):
     """`line_search` for one primary pose-type goal on one link: the same draws and
     arithmetic with the six offsets in registers (so the same results), and the gradient's
-    n costs in one loop over the genes that compiles to SIMD code."""
+    n costs in one loop that compiles to SIMD code. That loop runs over M ≥ n lanes, M a
+    multiple of 8 (Jp (6, M): J0 padded with zero columns; grad: M long), because the
+    compiler's SIMD loop takes 8 at a time and a robot's 6 or 7 genes ran scalar (the whole
+    search then took 1.3× as long)."""
     n = x.shape[0]
+    M = Jp.shape[1]
+    for k in range(6):
+        for v in range(n):
+            Jp[k, v] = J0[k, v]
+        for v in range(n, M):
+            Jp[k, v] = 0.0
     m = goal_model(gi, gf, gw, frames0, 0)
     b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
-        for v in range(n):  # moving gene v by sign moves the offsets by sign·J0[:, v]
-            f = model_cost(m, b0 + J0[0, v] * sign, b1 + J0[1, v] * sign, b2 + J0[2, v] * sign, b3 + J0[3, v] * sign,
-                           b4 + J0[4, v] * sign, b5 + J0[5, v] * sign)
+        for v in range(M):  # moving gene v by sign moves the offsets by sign·J0[:, v]
+            f = model_cost(m, b0 + Jp[0, v] * sign, b1 + Jp[1, v] * sign, b2 + Jp[2, v] * sign, b3 + Jp[3, v] * sign,
+                           b4 + Jp[4, v] * sign, b5 + Jp[5, v] * sign)
             grad[v] = (f - fx) / sign
         norm = 0.0
         for v in range(n):
@@ -689,7 +698,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     m = max(R, n)
     lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
                np.empty(n), null_space_scratch(R, n))
-    search_work = (np.empty((4, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(n), shi - slo)
+    M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
+    search_work = (np.empty((4, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(M), shi - slo, np.empty((6, M)))
     return bio2_steps(parts, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
                       step_scratch(seg_i, O, G, P, C, n), search_work, lm_work,
                       workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
@@ -714,7 +724,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
     single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
     genes, moms, fit, best, before = population
     poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_work
-    toff, x0, x, xt, d, grad, span = search_work
+    toff, x0, x, xt, d, grad, span, Jp = search_work
     L = toff.shape[1]
     n = q.shape[0]
     best_fit = np.inf
@@ -772,7 +782,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                             x[v] = genes[i, s, k, v]
                         if single_pose and L == 6:
                             fx = line_search_single(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, lo, hi, rng, opt_gens, h,
-                                                    variant, xt[0], grad, d)
+                                                    variant, xt[0], grad, d, Jp)
                         else:
                             fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
                                              variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
