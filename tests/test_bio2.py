@@ -91,7 +91,7 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
 
     def run(has_secondary, seed=0):
         pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
-        bio2.select(*pop, cg, cg.copy(), cf, cg[:2].copy(), idx, np.array([seed], dtype=np.uint64), has_secondary)
+        bio2.select(*pop, cg, cg.copy(), cf, cg[:2].copy(), idx, np.array([seed], dtype=np.uint64), has_secondary, np.zeros(C2), 0.3)
         return pop[0][:, 0], pop[2]
 
     names, fit = run(False)
@@ -99,7 +99,7 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
     cf_tie = cf.copy()
     cf_tie[0] = 5.0  # every child ties with the parents: the parents stay, in order
     pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
-    bio2.select(*pop, cg, cg.copy(), cf_tie, cg[:2].copy(), idx, np.array([0], dtype=np.uint64), False)
+    bio2.select(*pop, cg, cg.copy(), cf_tie, cg[:2].copy(), idx, np.array([0], dtype=np.uint64), False, np.zeros(C2), 0.3)
     assert list(pop[0][:, 0]) == [0.0, 1.0]
     by_secondary = [7.0, 3.0, 5.0, 2.0, 6.0, 4.0]  # children from best to worst secondary cost
     winners = set()

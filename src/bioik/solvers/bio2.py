@@ -206,11 +206,11 @@ def draw_rates(rng, rate):
 
 
 @njit(inline="always", **JIT)
-def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix):
-    """Children (columns of cg, cm, co) of the best individual (genes[0]), with the second's
-    momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped; momentum ←
-    mix(momentum, Δgene, mom_mix); offsets ← best's + J0·Δgene. Child c reads the normal
-    deviates N[row0 + v, c].
+def reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, momf):
+    """Children (columns of cg, co) of the best individual (genes[0]), with the second's
+    momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped; offsets ←
+    best's + J0·Δgene. Child c reads the normal deviates N[row0 + v, c]. (A child's own
+    momentum is computed only if it is selected: `winner_momenta`.)
 
     The pool is gene-major and every inner loop runs over the children, indexed by the
     loop variable alone, so that it compiles to SIMD code. Each loop writes one array:
@@ -230,9 +230,6 @@ def reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, ws
         for c in range(C):
             m = ma * (1.0 - wsel[c]) + mb * wsel[c]
             cg[v, c] = min(max(ga + N[r, c] * rate[c] * s + m * momf[c], lv), hv)
-        for c in range(C):
-            m = ma * (1.0 - wsel[c]) + mb * wsel[c]
-            cm[v, c] = m * (1.0 - mom_mix) + (cg[v, c] - ga) * mom_mix
         for k in range(co.shape[0]):  # gene v's share of every offset, summed in gene order
             j = J0[k, v]
             for c in range(C):
@@ -343,11 +340,28 @@ def rank_candidates(fit, cf, idx, rng, has_secondary):
 
 
 @njit(inline="always", **JIT)
-def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary):
+def winner_momenta(genes, moms, cg, cm, idx, wsel, mom_mix):
+    """cm[:, c] ← the momentum of each selected child c (idx[:P], before the population is
+    overwritten): mix(its parents' momentum, Δgene, mom_mix), the momentum mixed from the
+    best's and the second's as in `reproduce`."""
+    P, n = genes.shape
+    b = 1 if P > 1 else 0
+    for k in range(P):
+        if idx[k] >= P:
+            c = idx[k] - P
+            for v in range(n):
+                m = moms[0, v] * (1.0 - wsel[c]) + moms[b, v] * wsel[c]
+                cm[v, c] = m * (1.0 - mom_mix) + (cg[v, c] - genes[0, v]) * mom_mix
+
+
+@njit(inline="always", **JIT)
+def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary, wsel, mom_mix):
     """The best P of the parents (genes, sorted best first) and the children (columns of
-    cg, …) become the population, best first (`rank_candidates`). idx: scratch (P+C,)."""
+    cg, …) become the population, best first (`rank_candidates`), the children with their
+    momenta (`winner_momenta`, into cm). idx: scratch (P+C,)."""
     P, n = genes.shape
     rank_candidates(fit, cf, idx, rng, has_secondary)
+    winner_momenta(genes, moms, cg, cm, idx, wsel, mom_mix)
     # a winning parent j lands at k ≥ j (the parents are sorted, ties keep order), so
     # filling the rows from the last one down never overwrites a parent still to be read
     for k in range(P - 1, -1, -1):
@@ -391,7 +405,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
     for gen in range(gens):
         row0 = randint(rng, rows - n + 1)
         draw_rates(rng, rate)
-        reproduce(genes, moms, poff, cg, cm, co, J0, lo, hi, span, N, row0, rate, wsel, momf, mom_mix)
+        reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, momf)
         if pose_only:
             score_pose_children(gi, gf, gw, frames0, co, cf)
         else:
@@ -403,7 +417,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
                 full_score(gi, gf, gw, frames0, J0, crow, 0, cq, 0, vdata, work, r, Jr, scratch, f2)
                 cf[0, c] = f2[0]
                 cf[1, c] = f2[1]
-        select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary)
+        select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary, wsel, mom_mix)
 
 
 @njit(**JIT)
