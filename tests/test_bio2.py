@@ -6,6 +6,7 @@ import pytest
 
 import bioik
 from bioik.goals.layout import unpack
+from bioik.goals.pose import pose_cost
 from bioik.goals.problem import Problem
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers import bio2
@@ -23,33 +24,63 @@ def setup(request):
     x0 = robot.random_configuration(rng)
     frames0, J0 = np.empty((1, 7)), np.empty((6, robot.dof))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
-    return robot, x0, frames0, J0, gi, gf, gw, vdata, bounds
+    models = np.zeros((1, bio2.MODEL))
+    bio2.goal_models(gi, gf, gw, frames0, models)
+    return robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds
 
 
 def population(setup):
     """Two individuals near x0 with their offsets and costs on the model at x0."""
-    robot, x0, frames0, J0, gi, gf, gw = setup[:7]
+    robot, x0, frames0, models, J0, gi = setup[:6]
     n = robot.dof
     genes = np.tile(x0, (P, 1))
     genes[1] += 0.01
     poff, fit, f2 = np.zeros((P, 6)), np.empty(P), np.empty(2)
     for k in range(P):
         bio2.offsets(J0, x0, genes, k, poff, k)
-        bio2.pose_score(gi, gf, gw, frames0, poff, k, f2)
+        bio2.pose_score(gi, models, poff, k, f2)
         fit[k] = f2[0]
     return [genes, np.zeros((P, n)), fit, poff]
 
 
 def run_evolve(setup, pose_only, gens=8, seed=11):
-    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
     n = robot.dof
     lo, hi, span = bounds[0], bounds[1], bounds[3] - bounds[2]
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, J0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
+    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, J0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
                 gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)),
                 np.empty(2))
     return pop, rng
+
+
+@pytest.mark.parametrize("kind", ["pose", "position", "orientation"])
+def test_model_cost_is_the_pose_cost_of_the_predicted_frame(kind):
+    """`model_cost`'s closed form (no quaternion product per candidate) equals the weighted
+    pose cost of the frame the offsets predict: position moved by o[:3], rotation by the
+    rotation vector o[3:] (`predicted_rotation`), including tiny angles to the target."""
+    rng = np.random.default_rng(7)
+    robot = bioik.load_robot("panda")
+    tip = robot.tips[0]
+    for trial in range(200):
+        T = robot.link_pose(robot.random_configuration(rng), tip)
+        goal = {"pose": bioik.PoseGoal(tip, T, weight=1.7, rotation_scale=0.3),
+                "position": bioik.PositionGoal(tip, T[:3, 3], weight=1.7),
+                "orientation": bioik.OrientationGoal(tip, T[:3, :3], weight=1.7)}[kind]
+        p = Problem(robot, [goal])
+        gi, gf, gw = unpack(p.ibuf, p.fbuf)[4:7]
+        frames0 = np.empty((1, 7))
+        frames0[0, :3] = gf[0, :3] + rng.normal(size=3) * 10.0 ** rng.uniform(-6, 0)
+        q = gf[0, 3:7] + rng.normal(size=4) * 10.0 ** rng.uniform(-9, 0)  # from near the target to anywhere
+        frames0[0, 3:] = q / np.linalg.norm(q)
+        models = np.zeros((1, bio2.MODEL))
+        bio2.goal_models(gi, gf, gw, frames0, models)
+        o = rng.normal(size=6) * 10.0 ** rng.uniform(-9, -1)
+        w, x, y, z = bio2.predicted_rotation(*frames0[0, 3:], *o[3:])
+        expected = pose_cost(gi[0, 0], gf, 0, *(frames0[0, :3] + o[:3]), w, x, y, z) * gw[0] ** 2
+        got = bio2.model_cost(bio2.goal_model(models, 0), *o)
+        assert got == pytest.approx(expected, rel=1e-6, abs=1e-20), trial
 
 
 def test_vectorised_pose_scoring_equals_the_general_scorer(setup):
@@ -63,7 +94,7 @@ def test_vectorised_pose_scoring_equals_the_general_scorer(setup):
 
 
 def test_evolve_keeps_the_best_and_extrapolates_consistently(setup):
-    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
     start = population(setup)
     (genes, moms, fit, poff), _ = run_evolve(setup, True, gens=40)
     assert fit[0] <= fit[1] and fit[0] < start[2][0]  # sorted, and better than the seed population
@@ -73,7 +104,7 @@ def test_evolve_keeps_the_best_and_extrapolates_consistently(setup):
     np.testing.assert_allclose(poff, (genes - x0) @ J0.T, atol=1e-12)
     f2 = np.empty(2)
     for k in range(P):  # and its fitness is the pose cost on that model
-        bio2.pose_score(gi, gf, gw, frames0, poff, k, f2)
+        bio2.pose_score(gi, models, poff, k, f2)
         assert f2[0] == pytest.approx(fit[k], rel=1e-9, abs=1e-15)
 
 
@@ -116,21 +147,21 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
 
 @pytest.mark.parametrize("variant", [bio2.QUADRATIC, bio2.LINEAR])
 def test_line_search_single_equals_line_search(setup, variant):
-    robot, x0, frames0, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
     n = robot.dof
     lo, hi = bounds[0], bounds[1]
     start = x0 + 0.02
     poff, f2 = np.zeros((1, 6)), np.empty(2)
     bio2.offsets(J0, x0, start[None, :], 0, poff, 0)
-    bio2.pose_score(gi, gf, gw, frames0, poff, 0, f2)
+    bio2.pose_score(gi, models, poff, 0, f2)
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((4, 6)),
+    fa = bio2.line_search(xa, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((4, 6)),
                           np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
                           np.empty((32, 3)), f2, True)
     M = (n + 7) // 8 * 8
-    fb = bio2.line_search_single(xb, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
+    fb = bio2.line_search_single(xb, fx, x0, models, J0, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
                                  np.empty(n), np.full((6, M), np.nan))
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
@@ -138,7 +169,7 @@ def test_line_search_single_equals_line_search(setup, variant):
     assert ra[0] == rb[0]
     # the offsets carried from step to step (the model is linear) match a recomputation
     bio2.offsets(J0, x0, xa[None, :], 0, poff, 0)
-    bio2.pose_score(gi, gf, gw, frames0, poff, 0, f2)
+    bio2.pose_score(gi, models, poff, 0, f2)
     assert f2[0] == pytest.approx(fa, rel=1e-9, abs=1e-15)
 
 
@@ -177,16 +208,18 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         frames0, J0 = np.empty((1, 7)), np.empty((6, n))
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
         scratch = (np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)))
+        models = np.zeros((2, bio2.MODEL))
+        bio2.goal_models(gi, gf, gw, frames0, models)
 
         def cost(x):
             off, f2 = np.zeros((1, 6)), np.empty(2)
             bio2.offsets(J0, x0, x[None, :], 0, off, 0)
-            bio2.full_score(gi, gf, gw, frames0, J0, off, 0, x[None, :], 0, vdata, *scratch, f2)
+            bio2.full_score(gi, gf, gw, frames0, models, J0, off, 0, x[None, :], 0, vdata, *scratch, f2)
             return f2.copy()
 
         x = x0 + 0.01
         fx = cost(x)[0]
-        f = bio2.line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, bounds[0], bounds[1],
+        f = bio2.line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, bounds[0], bounds[1],
                              np.array([5], dtype=np.uint64), 8, 1e-7, bio2.QUADRATIC, np.empty((4, 6)),
                              np.empty((1, n)), np.empty(n), np.empty(n), *scratch, np.empty(2), False)
         assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)

@@ -20,7 +20,9 @@ def fk_targets(robot, n, seed):
 def test_solves_fk_targets(robot_name, solver):
     robot = bioik.load_robot(robot_name)
     tip = robot.tips[0]
-    budget = 1000 if solver.startswith("bio2") else 3000  # ur5: 1 in 8 needs 443 steps
+    # ur5's 7th target is hard for bio2_memetic: over 300 RNG seeds it took a median of 92
+    # steps, 1536 at the 99th percentile and 2632 at most
+    budget = 3000
     solved = 0
     for k, (T, seed) in enumerate(fk_targets(robot, 8, 5)):
         res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=seed, solver=solver, timeout=3600.0, max_iterations=budget, random_seed=k)

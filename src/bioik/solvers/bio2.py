@@ -44,7 +44,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
 from bioik.goals.layout import unpack
-from bioik.goals.pose import pose_cost_to, pose_weights
+from bioik.goals.pose import pose_weights
 from bioik.kinematics.frames import JIT, KERNEL, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
@@ -107,29 +107,77 @@ def predicted_rotation(qw, qx, qy, qz, o3, o4, o5):
     return w * inv, x * inv, y * inv, z * inv
 
 
+#: Length of a pose-type goal's row of `goal_models`.
+MODEL = 21
+
+
 @njit(inline="always", **JIT)
-def goal_model(gi, gf, gw, frames0, g):
-    """The constants of pose-type goal g's cost on the extrapolated model, as scalars: its
-    link's exact frame at the step's start, its part weights, target and weight."""
-    o = gi[g, 1]
-    wp, wr = pose_weights(gi[g, 0], gf, g)
-    return (frames0[o, 0], frames0[o, 1], frames0[o, 2], frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6],
-            wp, wr, gf[g, 0], gf[g, 1], gf[g, 2], gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6], gw[g])
+def goal_models(gi, gf, gw, frames0, models):
+    """models[g] ← the constants of pose-type goal g's cost on the extrapolated model, for
+    the step's exact frames: its link's position minus the target, the weighted part
+    weights (Wp, Wr), and r0 (4,), K (4, 3) with t* ⊗ u = r0 + K·ω for the rotation u
+    predicted from the start rotation q by a rotation vector ω (`predicted_rotation`,
+    before normalising): r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q. `model_cost` then needs
+    no quaternion product per candidate."""
+    for g in range(gi.shape[0]):
+        kind = gi[g, 0]
+        if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
+            continue
+        o = gi[g, 1]
+        wp, wr = pose_weights(kind, gf, g)
+        w2 = gw[g] * gw[g]
+        for c in range(3):
+            models[g, c] = frames0[o, c] - gf[g, c]
+        models[g, 3] = wp * w2
+        models[g, 4] = 2.0 * wr * wr * w2
+        qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
+        cw, cx, cy, cz = gf[g, 3], -gf[g, 4], -gf[g, 5], -gf[g, 6]
+        if wr == 0.0:  # no target rotation (a position goal): any unit quaternion keeps ‖u‖ > 0
+            cw, cx, cy, cz = 1.0, 0.0, 0.0, 0.0
+        models[g, 5], models[g, 6], models[g, 7], models[g, 8] = qmul(cw, cx, cy, cz, qw, qx, qy, qz)
+        for j in range(3):
+            pw, px, py, pz = qmul(0.0, 1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0,
+                                  qw, qx, qy, qz)
+            kw, kx, ky, kz = qmul(cw, cx, cy, cz, pw, px, py, pz)
+            models[g, 9 + j] = 0.5 * kw
+            models[g, 12 + j] = 0.5 * kx
+            models[g, 15 + j] = 0.5 * ky
+            models[g, 18 + j] = 0.5 * kz
+
+
+@njit(inline="always", **JIT)
+def goal_model(models, g):
+    """Row g of `goal_models` as scalars, so that loops over candidates keep it in registers."""
+    return (models[g, 0], models[g, 1], models[g, 2], models[g, 3], models[g, 4], models[g, 5], models[g, 6],
+            models[g, 7], models[g, 8], models[g, 9], models[g, 10], models[g, 11], models[g, 12], models[g, 13],
+            models[g, 14], models[g, 15], models[g, 16], models[g, 17], models[g, 18], models[g, 19], models[g, 20])
 
 
 @njit(inline="always", **JIT)
 def model_cost(m, o0, o1, o2, o3, o4, o5):
     """Weighted cost of a `goal_model` m for predicted link offsets o0..o5 (position, then
-    rotation vector): the frame is the start frame moved by them [R 3.7.10]."""
-    fx, fy, fz, qw, qx, qy, qz, wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, weight = m
-    w, x, y, z = predicted_rotation(qw, qx, qy, qz, o3, o4, o5)
-    return 0.0 + pose_cost_to(wp, wr, tx, ty, tz, tw, tqx, tqy, tqz, fx + o0, fy + o1, fz + o2, w, x, y, z) * weight * weight
+    rotation vector): the frame is the start frame moved by them [R 3.7.10].
+
+    The rotation part is `pose_cost`'s min‖û ∓ t‖² for the normalised prediction û =
+    u/‖u‖: with (s, v) = t* ⊗ u (so ‖u‖² = s² + ‖v‖², t a unit quaternion) it equals
+    2 − 2|s|/‖u‖ = 2‖v‖² / (‖u‖² + |s|·‖u‖), a form that does not cancel near the target.
+    Branch-free, so that loops over candidates compile to SIMD code."""
+    ex, ey, ez, wp, wr, r0, r1, r2, r3, k00, k01, k02, k10, k11, k12, k20, k21, k22, k30, k31, k32 = m
+    ex, ey, ez = ex + o0, ey + o1, ez + o2
+    s = r0 + k00 * o3 + k01 * o4 + k02 * o5
+    v1 = r1 + k10 * o3 + k11 * o4 + k12 * o5
+    v2 = r2 + k20 * o3 + k21 * o4 + k22 * o5
+    v3 = r3 + k30 * o3 + k31 * o4 + k32 * o5
+    vv = v1 * v1 + v2 * v2 + v3 * v3
+    n2 = s * s + vv
+    return wp * (ex * ex + ey * ey + ez * ez) + wr * vv / (n2 + abs(s) * np.sqrt(n2))
 
 
 @njit(inline="always", **JIT)
-def pose_score(gi, gf, gw, frames0, off, row, out):
+def pose_score(gi, models, off, row, out):
     """(primary, secondary) weighted cost of the pose-type goals on the FK model
-    extrapolated from the step's exact FK, for predicted link offsets off[row] → out (2,).
+    extrapolated from the step's exact FK (`goal_models`), for predicted link offsets
+    off[row] → out (2,).
 
     The innermost loop of the solver: rows are indexed, never sliced, and nothing here
     calls a function taking arrays — either makes numba count references per call,
@@ -141,7 +189,7 @@ def pose_score(gi, gf, gw, frames0, off, row, out):
         kind = gi[g, 0]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
             k = 6 * gi[g, 1]
-            c = model_cost(goal_model(gi, gf, gw, frames0, g), off[row, k], off[row, k + 1], off[row, k + 2],
+            c = model_cost(goal_model(models, g), off[row, k], off[row, k + 1], off[row, k + 2],
                            off[row, k + 3], off[row, k + 4], off[row, k + 5])
             if gi[g, SECONDARY]:
                 secondary += c
@@ -152,10 +200,10 @@ def pose_score(gi, gf, gw, frames0, off, row, out):
 
 
 @njit(**JIT)
-def full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out):
+def full_score(gi, gf, gw, frames0, models, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out):
     """`pose_score` plus every other compiled goal (on the predicted frames) for the
     configuration X[xrow] → out (2,)."""
-    pose_score(gi, gf, gw, frames0, off, row, out)
+    pose_score(gi, models, off, row, out)
     for o in range(frames0.shape[0]):
         k = 6 * o
         for c in range(3):
@@ -175,13 +223,13 @@ def full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, s
 
 
 @njit(inline="always", **JIT)
-def score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out, pose_only):
+def score(gi, gf, gw, frames0, models, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out, pose_only):
     """Cost of X[xrow] with predicted offsets off[row]: the fast path when all goals are
     pose-type, else `full_score`."""
     if pose_only:
-        pose_score(gi, gf, gw, frames0, off, row, out)
+        pose_score(gi, models, off, row, out)
     else:
-        full_score(gi, gf, gw, frames0, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out)
+        full_score(gi, gf, gw, frames0, models, J0, off, row, X, xrow, vdata, work, r, Jr, scratch, out)
 
 
 @njit(inline="always", **JIT)
@@ -250,7 +298,7 @@ def reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, 
 
 
 @njit(inline="always", **JIT)
-def score_pose_children(gi, gf, gw, frames0, co, cf):
+def score_pose_children(gi, models, co, cf):
     """(primary, secondary) cost of every child → cf (2, C), when every goal is pose-type:
     the goals' frames extrapolated by the children's predicted offsets co."""
     C = cf.shape[1]
@@ -263,7 +311,7 @@ def score_pose_children(gi, gf, gw, frames0, co, cf):
             continue
         k = 6 * gi[g, 1]
         row = 1 if gi[g, SECONDARY] else 0
-        m = goal_model(gi, gf, gw, frames0, g)
+        m = goal_model(models, g)
         for c in range(C):
             cf[row, c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
 
@@ -398,7 +446,7 @@ def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary, wsel
 
 
 @njit(**KERNEL)
-def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
+def evolve(genes, moms, fit, poff, pool, frames0, models, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
            mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2):
     """`gens` generations of one species on the extrapolated model (step 2 of the module
     doc). genes, moms (P, n), fit (P,), poff (P, 6·O): the population, best first, updated
@@ -420,14 +468,14 @@ def evolve(genes, moms, fit, poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi,
         draw_rates(rng, rate)
         reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, momf)
         if pose_only:
-            score_pose_children(gi, gf, gw, frames0, co, cf)
+            score_pose_children(gi, models, co, cf)
         else:
             for c in range(C):
                 for k in range(co.shape[0]):
                     crow[0, k] = co[k, c]
                 for v in range(n):
                     cq[0, v] = cg[v, c]
-                full_score(gi, gf, gw, frames0, J0, crow, 0, cq, 0, vdata, work, r, Jr, scratch, f2)
+                full_score(gi, gf, gw, frames0, models, J0, crow, 0, cq, 0, vdata, work, r, Jr, scratch, f2)
                 cf[0, c] = f2[0]
                 cf[1, c] = f2[1]
         select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary, wsel, mom_mix)
@@ -471,7 +519,7 @@ def single_offsets(xt, x0, J0):
 
 
 @njit(**KERNEL)
-def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h, variant, xt, grad, d, Jp):
+def line_search_single(x, fx, x0, models, J0, lo, hi, rng, gens, h, variant, xt, grad, d, Jp):
     """`line_search` for one primary pose-type goal on one link: the same draws and
     arithmetic with the six offsets in registers (so the same results), and the gradient's
     n costs in one loop that compiles to SIMD code. That loop runs over M ≥ n lanes, M a
@@ -485,7 +533,7 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
             Jp[k, v] = J0[k, v]
         for v in range(n, M):
             Jp[k, v] = 0.0
-    m = goal_model(gi, gf, gw, frames0, 0)
+    m = goal_model(models, 0)
     b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
@@ -532,7 +580,7 @@ def line_search_single(x, fx, x0, frames0, J0, gi, gf, gw, lo, hi, rng, gens, h,
 
 
 @njit(**KERNEL)
-def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
+def line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
                 toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
     """Memetic local search on the extrapolated model from x (updated in place); returns
     its primary cost (fx: the primary cost at x). Quadratic (eq. 3.3) or linear (R 3.5.2)
@@ -546,7 +594,7 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
     for v in range(n):
         xt[0, v] = x[v]
     offsets(J0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
-    score(gi, gf, gw, frames0, J0, toff, 1, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+    score(gi, gf, gw, frames0, models, J0, toff, 1, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
     fa = fx + f2[1]  # primary + secondary at x
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
@@ -554,7 +602,7 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
             xt[0, v] = x[v] + sign
             for k in range(L):
                 toff[0, k] = toff[1, k] + J0[k, v] * sign
-            score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+            score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             xt[0, v] = x[v]
             grad[v] = (f2[0] + f2[1] - fa) / sign
         norm = 0.0
@@ -573,7 +621,7 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
                 xt[0, v] = x[v] + sgn * d[v]
             for k in range(L):
                 toff[0, k] = toff[1, k] + sgn * toff[2, k]
-            score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+            score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             toff[3, 0 if sgn < 0.0 else 1] = f2[0] + f2[1]
         step = memetic_step(fa, toff[3, 0], toff[3, 1], variant)
         if step != step:  # NaN: no descent step
@@ -588,7 +636,7 @@ def line_search(x, fx, x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h,
         else:
             for k in range(L):
                 toff[0, k] = toff[1, k] + step * toff[2, k]
-        score(gi, gf, gw, frames0, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
+        score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
         if not f2[0] < fx:
             break
         for v in range(n):
@@ -662,12 +710,12 @@ def goal_flags(gi):
 @njit(**JIT)
 def step_scratch(seg_i, O, G, P, C, n):
     """Scratch of one species' step: population offsets, the pool of `evolve`, exact FK at
-    the species' best and goal evaluation buffers:
-    (poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2)."""
+    the species' best, its `goal_models` and goal evaluation buffers:
+    (poff, pool, seg, frames0, models, J0, work, r, Jr, scratch, errors, f2)."""
     L = 6 * O
     rows = max(MAX_LINK_ROWS, n)
     return (np.empty((P, L)), pool_scratch(P, C, n, L), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)),
-            np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
+            np.zeros((G, MODEL)), np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
             np.empty((G, 2)), np.empty(2))
 
 
@@ -750,7 +798,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
     has_secondary, pose_only, _ = goal_flags(gi)
     single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
     genes, moms, fit, best, before = population
-    poff, pool, seg, frames0, J0, work, r, Jr, scratch, errors, f2 = step_work
+    poff, pool, seg, frames0, models, J0, work, r, Jr, scratch, errors, f2 = step_work
     toff, x0, x, xt, d, grad, span, Jp = search_work
     L = toff.shape[1]
     n = q.shape[0]
@@ -789,9 +837,10 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                         break
                     for v in range(n):  # frames0 and J0 hold the exact FK at x0 again
                         genes[i, s, 0, v] = x0[v]
+                goal_models(gi, gf, gw, frames0, models)
                 for k in range(P):
                     offsets(J0, x0, genes[i, s], k, poff, k)
-                    score(gi, gf, gw, frames0, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
+                    score(gi, gf, gw, frames0, models, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
                     fit[i, s, k] = f2[0]
                 if fit[i, s, 0] < best_fit:
                     best_fit = fit[i, s, 0]
@@ -800,7 +849,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, J0, gi, gf, gw, vdata, lo, hi, span,
+                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, models, J0, gi, gf, gw, vdata, lo, hi, span,
                        normals, rng, evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
@@ -808,10 +857,10 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                         for v in range(n):
                             x[v] = genes[i, s, k, v]
                         if single_pose and L == 6:
-                            fx = line_search_single(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, lo, hi, rng, opt_gens, h,
-                                                    variant, xt[0], grad, d, Jp)
+                            fx = line_search_single(x, fit[i, s, k], x0, models, J0, lo, hi, rng, opt_gens, h, variant,
+                                                    xt[0], grad, d, Jp)
                         else:
-                            fx = line_search(x, fit[i, s, k], x0, frames0, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
+                            fx = line_search(x, fit[i, s, k], x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
                                              variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                         if fx < fit[i, s, k]:
                             for v in range(n):
