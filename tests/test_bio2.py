@@ -8,6 +8,7 @@ import bioik
 from bioik.goals.layout import unpack
 from bioik.goals.pose import pose_cost
 from bioik.goals.problem import Problem
+from bioik.kinematics.frames import qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers import bio2
 
@@ -26,40 +27,69 @@ def setup(request):
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
     models = np.zeros((1, bio2.MODEL))
     bio2.goal_models(gi, gf, gw, frames0, models)
-    return robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds
+    Q0 = np.empty_like(J0)
+    bio2.curvature(J0, Q0)
+    return robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds
 
 
 def population(setup):
     """Two individuals near x0 with their offsets and costs on the model at x0."""
-    robot, x0, frames0, models, J0, gi = setup[:6]
+    robot, x0, frames0, models, J0, Q0, gi = setup[:7]
     n = robot.dof
     genes = np.tile(x0, (P, 1))
     genes[1] += 0.01
     poff, fit, f2 = np.zeros((P, 6)), np.empty(P), np.empty(2)
     for k in range(P):
-        bio2.offsets(J0, x0, genes, k, poff, k)
+        bio2.offsets(J0, Q0, x0, genes, k, poff, k)
         bio2.pose_score(gi, models, poff, k, f2)
         fit[k] = f2[0]
     return [genes, np.zeros((P, n)), fit, poff]
 
 
 def run_evolve(setup, pose_only, gens=8, seed=11):
-    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
     n = robot.dof
     lo, hi, span = bounds[0], bounds[1], bounds[3] - bounds[2]
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, J0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
+    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
                 gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)),
                 np.empty(2))
     return pop, rng
 
 
+@pytest.mark.parametrize("robot_name", ["ur5", "panda"])
+def test_curvature_is_the_second_order_term_of_fk(robot_name):
+    """Moving one joint by Δ moves the tip by J0·Δ + Q0·Δ² up to O(Δ³): the curvature
+    term takes the first-order model's error from O(Δ²) to O(Δ³)."""
+    robot = bioik.load_robot(robot_name)
+    tip = robot.tips[0]
+    rng = np.random.default_rng(4)
+    p = Problem(robot, [bioik.PositionGoal(tip, np.zeros(3))])
+    seg_i, seg_f, out_seg, out_tf = unpack(p.ibuf, p.fbuf)[:4]
+    n = robot.dof
+    for _ in range(5):
+        x0 = robot.random_configuration(rng)
+        frames0, J0, Q0 = np.empty((1, 7)), np.empty((6, n)), np.empty((6, n))
+        fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
+        bio2.curvature(J0, Q0)
+        assert np.all(Q0[3:] == 0.0)
+        for v in range(n):
+            for delta in (1e-2, -1e-2):
+                x = x0.copy()
+                x[v] += delta
+                moved = robot.link_pose(x, tip)[:3, 3] - frames0[0, :3]
+                first = np.linalg.norm(moved - J0[:3, v] * delta)
+                second = np.linalg.norm(moved - J0[:3, v] * delta - Q0[:3, v] * delta**2)
+                assert second <= 1e-6 and (second <= 0.05 * first or first <= 1e-9)
+
+
 @pytest.mark.parametrize("kind", ["pose", "position", "orientation"])
 def test_model_cost_is_the_pose_cost_of_the_predicted_frame(kind):
     """`model_cost`'s closed form (no quaternion product per candidate) equals the weighted
-    pose cost of the frame the offsets predict: position moved by o[:3], rotation by the
-    rotation vector o[3:] (`predicted_rotation`), including tiny angles to the target."""
+    pose cost of the frame the offsets predict, as the reference implementation
+    extrapolates it: position moved by o[:3], rotation quaternion q + ½·(0, o[3:]) ⊗ q,
+    not normalised [R 3.8], from far to tiny angles to the target."""
     rng = np.random.default_rng(7)
     robot = bioik.load_robot("panda")
     tip = robot.tips[0]
@@ -77,7 +107,7 @@ def test_model_cost_is_the_pose_cost_of_the_predicted_frame(kind):
         models = np.zeros((1, bio2.MODEL))
         bio2.goal_models(gi, gf, gw, frames0, models)
         o = rng.normal(size=6) * 10.0 ** rng.uniform(-9, -1)
-        w, x, y, z = bio2.predicted_rotation(*frames0[0, 3:], *o[3:])
+        w, x, y, z = frames0[0, 3:] + 0.5 * np.array(qmul(0.0, *o[3:], *frames0[0, 3:]))
         expected = pose_cost(gi[0, 0], gf, 0, *(frames0[0, :3] + o[:3]), w, x, y, z) * gw[0] ** 2
         got = bio2.model_cost(bio2.goal_model(models, 0), *o)
         assert got == pytest.approx(expected, rel=1e-6, abs=1e-20), trial
@@ -94,14 +124,14 @@ def test_vectorised_pose_scoring_equals_the_general_scorer(setup):
 
 
 def test_evolve_keeps_the_best_and_extrapolates_consistently(setup):
-    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
     start = population(setup)
     (genes, moms, fit, poff), _ = run_evolve(setup, True, gens=40)
     assert fit[0] <= fit[1] and fit[0] < start[2][0]  # sorted, and better than the seed population
     assert not np.array_equal(genes, start[0]) and np.any(moms != 0.0)
     assert np.all(genes >= bounds[0]) and np.all(genes <= bounds[1])
-    # each individual's offsets are the linear prediction J0·(genes − x0) of the step's model
-    np.testing.assert_allclose(poff, (genes - x0) @ J0.T, atol=1e-12)
+    # each individual's offsets are the step model's prediction J0·Δ + Q0·Δ², Δ = genes − x0
+    np.testing.assert_allclose(poff, (genes - x0) @ J0.T + (genes - x0) ** 2 @ Q0.T, atol=1e-12)
     f2 = np.empty(2)
     for k in range(P):  # and its fitness is the pose cost on that model
         bio2.pose_score(gi, models, poff, k, f2)
@@ -147,28 +177,28 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
 
 @pytest.mark.parametrize("variant", [bio2.QUADRATIC, bio2.LINEAR])
 def test_line_search_single_equals_line_search(setup, variant):
-    robot, x0, frames0, models, J0, gi, gf, gw, vdata, bounds = setup
+    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
     n = robot.dof
     lo, hi = bounds[0], bounds[1]
     start = x0 + 0.02
     poff, f2 = np.zeros((1, 6)), np.empty(2)
-    bio2.offsets(J0, x0, start[None, :], 0, poff, 0)
+    bio2.offsets(J0, Q0, x0, start[None, :], 0, poff, 0)
     bio2.pose_score(gi, models, poff, 0, f2)
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((4, 6)),
+    fa = bio2.line_search(xa, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((5, 6)),
                           np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
                           np.empty((32, 3)), f2, True)
     M = (n + 7) // 8 * 8
-    fb = bio2.line_search_single(xb, fx, x0, models, J0, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
-                                 np.empty(n), np.full((6, M), np.nan))
+    fb = bio2.line_search_single(xb, fx, x0, models, J0, Q0, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
+                                 np.empty(n), np.full((10, M), np.nan))
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
     np.testing.assert_array_equal(xa, xb)
     assert ra[0] == rb[0]
     # the offsets carried from step to step (the model is linear) match a recomputation
-    bio2.offsets(J0, x0, xa[None, :], 0, poff, 0)
+    bio2.offsets(J0, Q0, x0, xa[None, :], 0, poff, 0)
     bio2.pose_score(gi, models, poff, 0, f2)
     assert f2[0] == pytest.approx(fa, rel=1e-9, abs=1e-15)
 
@@ -210,17 +240,19 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         scratch = (np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)))
         models = np.zeros((2, bio2.MODEL))
         bio2.goal_models(gi, gf, gw, frames0, models)
+        Q0 = np.empty_like(J0)
+        bio2.curvature(J0, Q0)
 
         def cost(x):
             off, f2 = np.zeros((1, 6)), np.empty(2)
-            bio2.offsets(J0, x0, x[None, :], 0, off, 0)
+            bio2.offsets(J0, Q0, x0, x[None, :], 0, off, 0)
             bio2.full_score(gi, gf, gw, frames0, models, J0, off, 0, x[None, :], 0, vdata, *scratch, f2)
             return f2.copy()
 
         x = x0 + 0.01
         fx = cost(x)[0]
-        f = bio2.line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, bounds[0], bounds[1],
-                             np.array([5], dtype=np.uint64), 8, 1e-7, bio2.QUADRATIC, np.empty((4, 6)),
+        f = bio2.line_search(x, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds[0], bounds[1],
+                             np.array([5], dtype=np.uint64), 8, 1e-7, bio2.QUADRATIC, np.empty((5, 6)),
                              np.empty((1, n)), np.empty(n), np.empty(n), *scratch, np.empty(2), False)
         assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)
         ends[secondary_weight] = x.copy()

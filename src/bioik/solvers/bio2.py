@@ -10,8 +10,10 @@ One *step* of an island, for each of its species:
      or 0 (odd i) with the second best's, and the child's momentum becomes
      mix(momentum, Δgene, 0.3); genes are clamped to the limits. The normal deviates are
      read consecutively from one random offset per generation (as the reference
-     implementation does). Children are scored on
-     the Jacobian-extrapolated FK of step 1 [R 3.7.10]; with secondary goals a random
+     implementation does). Children are scored on the FK of step 1 extrapolated as the
+     reference implementation does: positions by the Jacobian [R 3.7.10] plus, per
+     revolute joint, the second-order pull towards its axis (`curvature`); rotation
+     quaternions by the Jacobian, not normalised [R 3.8]; with secondary goals a random
      number (1..children) of them survives a pre-selection by secondary cost [R 3.7.3];
      the best `population_size` of parents + survivors by primary cost live on;
   3. memetics on the best individual for up to `memetic_opt_gens` iterations while the
@@ -85,22 +87,45 @@ NORMALS = np.random.default_rng(20171128).standard_normal(1 << 16)
 
 
 @njit(inline="always", **JIT)
-def offsets(J0, x0, X, xrow, off, row):
-    """off[row] ← J0·(X[xrow] − x0): predicted position and rotation-vector change of
-    every link (6 per link)."""
+def curvature(J0, Q0):
+    """Q0 ← the second-order position terms of the extrapolated model, as the reference
+    implementation adds them: moving variable v by Δ moves a link by J0[:, v]·Δ +
+    Q0[:, v]·Δ², with Q0 = −½·(∂p/∂v × ∂ω/∂v) in its position rows — for a revolute
+    joint −½ times the link's offset from the joint axis (the pull of the circle it moves
+    on; what a first-order model misses at a stretched elbow), 0 for a prismatic one.
+    Rotation rows: 0."""
+    for o in range(J0.shape[0] // 6):
+        k = 6 * o
+        for v in range(J0.shape[1]):
+            px, py, pz = J0[k, v], J0[k + 1, v], J0[k + 2, v]
+            ax, ay, az = J0[k + 3, v], J0[k + 4, v], J0[k + 5, v]
+            Q0[k, v] = -0.5 * (py * az - pz * ay)
+            Q0[k + 1, v] = -0.5 * (pz * ax - px * az)
+            Q0[k + 2, v] = -0.5 * (px * ay - py * ax)
+            Q0[k + 3, v] = 0.0
+            Q0[k + 4, v] = 0.0
+            Q0[k + 5, v] = 0.0
+
+
+@njit(inline="always", **JIT)
+def offsets(J0, Q0, x0, X, xrow, off, row):
+    """off[row] ← J0·Δ + Q0·Δ², Δ = X[xrow] − x0: predicted position and rotation-vector
+    change of every link (6 per link)."""
     for k in range(off.shape[1]):
         off[row, k] = 0.0
     for v in range(x0.shape[0]):
         d = X[xrow, v] - x0[v]
         if d != 0.0:
+            dd = d * d
             for k in range(off.shape[1]):
-                off[row, k] += J0[k, v] * d
+                off[row, k] += J0[k, v] * d + Q0[k, v] * dd
 
 
 @njit(inline="always", **JIT)
 def predicted_rotation(qw, qx, qy, qz, o3, o4, o5):
     """Unit quaternion q + ½·(0, ω) ⊗ q, normalised: rotation q moved by the predicted
-    rotation vector ω = (o3, o4, o5)."""
+    rotation vector ω = (o3, o4, o5), for the goals that need a rotation (pose-type goals
+    use the unnormalised quaternion, `model_cost`)."""
     rw, rx, ry, rz = qmul(0.0, o3, o4, o5, qw, qx, qy, qz)
     w, x, y, z = qw + 0.5 * rw, qx + 0.5 * rx, qy + 0.5 * ry, qz + 0.5 * rz
     inv = 1.0 / np.sqrt(w * w + x * x + y * y + z * z)
@@ -115,10 +140,10 @@ MODEL = 21
 def goal_models(gi, gf, gw, frames0, models):
     """models[g] ← the constants of pose-type goal g's cost on the extrapolated model, for
     the step's exact frames: its link's position minus the target, the weighted part
-    weights (Wp, Wr), and r0 (4,), K (4, 3) with t* ⊗ u = r0 + K·ω for the rotation u
-    predicted from the start rotation q by a rotation vector ω (`predicted_rotation`,
-    before normalising): r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q. `model_cost` then needs
-    no quaternion product per candidate."""
+    weights (Wp, Wr), and r0 (4,), K (4, 3) with t* ⊗ u = r0 + K·ω for the rotation u =
+    q + ½·(0, ω) ⊗ q extrapolated from the start rotation q by a rotation vector ω:
+    r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q. `model_cost` then needs no quaternion product
+    per candidate."""
     for g in range(gi.shape[0]):
         kind = gi[g, 0]
         if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
@@ -129,7 +154,7 @@ def goal_models(gi, gf, gw, frames0, models):
         for c in range(3):
             models[g, c] = frames0[o, c] - gf[g, c]
         models[g, 3] = wp * w2
-        models[g, 4] = 2.0 * wr * wr * w2
+        models[g, 4] = wr * wr * w2
         qw, qx, qy, qz = frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6]
         cw, cx, cy, cz = gf[g, 3], -gf[g, 4], -gf[g, 5], -gf[g, 6]
         if wr == 0.0:  # no target rotation (a position goal): any unit quaternion keeps ‖u‖ > 0
@@ -158,9 +183,10 @@ def model_cost(m, o0, o1, o2, o3, o4, o5):
     """Weighted cost of a `goal_model` m for predicted link offsets o0..o5 (position, then
     rotation vector): the frame is the start frame moved by them [R 3.7.10].
 
-    The rotation part is `pose_cost`'s min‖û ∓ t‖² for the normalised prediction û =
-    u/‖u‖: with (s, v) = t* ⊗ u (so ‖u‖² = s² + ‖v‖², t a unit quaternion) it equals
-    2 − 2|s|/‖u‖ = 2‖v‖² / (‖u‖² + |s|·‖u‖), a form that does not cancel near the target.
+    The rotation part is [R eq. 3.5]'s min‖u ∓ t‖² for the extrapolated quaternion u,
+    which the reference implementation does not normalise (that would cost a square root
+    per candidate, [R 3.8]): with (s, v) = t* ⊗ u (‖u‖² = s² + ‖v‖², t a unit
+    quaternion, u·t = s) it is (1 − |s|)² + ‖v‖², which does not cancel near the target.
     Branch-free, so that loops over candidates compile to SIMD code."""
     ex, ey, ez, wp, wr, r0, r1, r2, r3, k00, k01, k02, k10, k11, k12, k20, k21, k22, k30, k31, k32 = m
     ex, ey, ez = ex + o0, ey + o1, ez + o2
@@ -168,9 +194,8 @@ def model_cost(m, o0, o1, o2, o3, o4, o5):
     v1 = r1 + k10 * o3 + k11 * o4 + k12 * o5
     v2 = r2 + k20 * o3 + k21 * o4 + k22 * o5
     v3 = r3 + k30 * o3 + k31 * o4 + k32 * o5
-    vv = v1 * v1 + v2 * v2 + v3 * v3
-    n2 = s * s + vv
-    return wp * (ex * ex + ey * ey + ez * ez) + wr * vv / (n2 + abs(s) * np.sqrt(n2))
+    a = 1.0 - abs(s)
+    return wp * (ex * ex + ey * ey + ez * ez) + wr * (a * a + v1 * v1 + v2 * v2 + v3 * v3)
 
 
 @njit(inline="always", **JIT)
@@ -254,11 +279,12 @@ def draw_rates(rng, rate):
 
 
 @njit(inline="always", **JIT)
-def reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, momf):
+def reproduce(genes, moms, cg, co, x0, J0, Q0, lo, hi, span, N, row0, rate, wsel, momf):
     """Children (columns of cg, co) of the best individual (genes[0]), with the second's
     momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped; offsets ←
-    best's + J0·Δgene. Child c reads the normal deviates N[row0 + v, c]. (A child's own
-    momentum is computed only if it is selected: `winner_momenta`.)
+    J0·Δ + Q0·Δ², Δ = gene − x0 (`offsets`). Child c reads the normal deviates
+    N[row0 + v, c]. (A child's own momentum is computed only if it is selected:
+    `winner_momenta`.)
 
     The pool is gene-major and every inner loop runs over the children, indexed by the
     loop variable alone, so that it compiles to SIMD code. Each loop writes one array:
@@ -268,9 +294,8 @@ def reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, 
     n, C = cg.shape
     b = 1 if genes.shape[0] > 1 else 0
     for k in range(co.shape[0]):
-        a = poff[0, k]
         for c in range(C):
-            co[k, c] = a
+            co[k, c] = 0.0
     for v in range(n):
         ga, ma, mb = genes[0, v], moms[0, v], moms[b, v]
         s, lv, hv = span[v], lo[v], hi[v]
@@ -280,20 +305,28 @@ def reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, 
             cg[v, c] = min(max(ga + N[r, c] * rate[c] * s + m * momf[c], lv), hv)
     # each gene's share of every offset, added in gene order, three genes per pass over
     # the children (a pass costs more to enter than its 16 additions: −15 % a generation)
+    # (position rows also take the curvature terms)
     v = 0
     while v + 3 <= n:
-        g0, g1, g2 = genes[0, v], genes[0, v + 1], genes[0, v + 2]
+        a0, a1, a2 = x0[v], x0[v + 1], x0[v + 2]
         for k in range(co.shape[0]):
             j0, j1, j2 = J0[k, v], J0[k, v + 1], J0[k, v + 2]
-            for c in range(C):
-                co[k, c] = co[k, c] + j0 * (cg[v, c] - g0) + j1 * (cg[v + 1, c] - g1) + j2 * (cg[v + 2, c] - g2)
+            if k % 6 < 3:
+                q0, q1, q2 = Q0[k, v], Q0[k, v + 1], Q0[k, v + 2]
+                for c in range(C):
+                    d0, d1, d2 = cg[v, c] - a0, cg[v + 1, c] - a1, cg[v + 2, c] - a2
+                    co[k, c] = co[k, c] + (j0 + q0 * d0) * d0 + (j1 + q1 * d1) * d1 + (j2 + q2 * d2) * d2
+            else:
+                for c in range(C):
+                    co[k, c] = co[k, c] + j0 * (cg[v, c] - a0) + j1 * (cg[v + 1, c] - a1) + j2 * (cg[v + 2, c] - a2)
         v += 3
     while v < n:
-        g0 = genes[0, v]
+        a0 = x0[v]
         for k in range(co.shape[0]):
-            j0 = J0[k, v]
+            j0, q0 = J0[k, v], Q0[k, v]
             for c in range(C):
-                co[k, c] += j0 * (cg[v, c] - g0)
+                d0 = cg[v, c] - a0
+                co[k, c] += (j0 + q0 * d0) * d0
         v += 1
 
 
@@ -446,7 +479,7 @@ def select(genes, moms, fit, poff, cg, cm, cf, co, idx, rng, has_secondary, wsel
 
 
 @njit(**KERNEL)
-def evolve(genes, moms, fit, poff, pool, frames0, models, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
+def evolve(genes, moms, fit, poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span, normals, rng, gens,
            mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2):
     """`gens` generations of one species on the extrapolated model (step 2 of the module
     doc). genes, moms (P, n), fit (P,), poff (P, 6·O): the population, best first, updated
@@ -466,7 +499,7 @@ def evolve(genes, moms, fit, poff, pool, frames0, models, J0, gi, gf, gw, vdata,
     for gen in range(gens):
         row0 = randint(rng, rows - n + 1)
         draw_rates(rng, rate)
-        reproduce(genes, moms, poff, cg, co, J0, lo, hi, span, N, row0, rate, wsel, momf)
+        reproduce(genes, moms, cg, co, x0, J0, Q0, lo, hi, span, N, row0, rate, wsel, momf)
         if pose_only:
             score_pose_children(gi, models, co, cf)
         else:
@@ -503,60 +536,75 @@ def memetic_step(fx, f1, f3, variant):
 
 
 @njit(inline="always", **JIT)
-def single_offsets(xt, x0, J0):
-    """The six predicted offsets J0·(xt − x0), summed as `offsets` sums them."""
+def single_offsets(xt, x0, J0, Q0):
+    """The six predicted offsets J0·Δ + Q0·Δ² of xt, summed as `offsets` sums them."""
     o0 = o1 = o2 = o3 = o4 = o5 = 0.0
     for v in range(x0.shape[0]):
         dv = xt[v] - x0[v]
         if dv != 0.0:
-            o0 += J0[0, v] * dv
-            o1 += J0[1, v] * dv
-            o2 += J0[2, v] * dv
-            o3 += J0[3, v] * dv
-            o4 += J0[4, v] * dv
-            o5 += J0[5, v] * dv
+            dd = dv * dv
+            o0 += J0[0, v] * dv + Q0[0, v] * dd
+            o1 += J0[1, v] * dv + Q0[1, v] * dd
+            o2 += J0[2, v] * dv + Q0[2, v] * dd
+            o3 += J0[3, v] * dv + Q0[3, v] * dd
+            o4 += J0[4, v] * dv + Q0[4, v] * dd
+            o5 += J0[5, v] * dv + Q0[5, v] * dd
     return o0, o1, o2, o3, o4, o5
 
 
 @njit(**KERNEL)
-def line_search_single(x, fx, x0, models, J0, lo, hi, rng, gens, h, variant, xt, grad, d, Jp):
+def line_search_single(x, fx, x0, models, J0, Q0, lo, hi, rng, gens, h, variant, xt, grad, d, Jp):
     """`line_search` for one primary pose-type goal on one link: the same draws and
     arithmetic with the six offsets in registers (so the same results), and the gradient's
     n costs in one loop that compiles to SIMD code. That loop runs over M ≥ n lanes, M a
-    multiple of 8 (Jp (6, M): J0 padded with zero columns; grad: M long), because the
-    compiler's SIMD loop takes 8 at a time and a robot's 6 or 7 genes ran scalar (the whole
-    search then took 1.3× as long)."""
+    multiple of 8 (Jp (10, M): J0, the position rows of Q0 and x − x0, padded with zeros;
+    grad: M long), because the compiler's SIMD loop takes 8 at a time and a robot's 6 or
+    7 genes ran scalar (the whole search then took 1.3× as long)."""
     n = x.shape[0]
     M = Jp.shape[1]
     for k in range(6):
         for v in range(n):
             Jp[k, v] = J0[k, v]
+    for k in range(3):
+        for v in range(n):
+            Jp[6 + k, v] = Q0[k, v]
+    for v in range(n):
+        Jp[9, v] = x[v] - x0[v]
+    for k in range(10):
         for v in range(n, M):
             Jp[k, v] = 0.0
     m = goal_model(models, 0)
-    b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0)
+    b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0, Q0)
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
-        for v in range(M):  # moving gene v by sign moves the offsets by sign·J0[:, v]
-            f = model_cost(m, b0 + Jp[0, v] * sign, b1 + Jp[1, v] * sign, b2 + Jp[2, v] * sign, b3 + Jp[3, v] * sign,
-                           b4 + Jp[4, v] * sign, b5 + Jp[5, v] * sign)
+        for v in range(M):  # moving gene v by sign moves the offsets by J0[:, v]·sign + Q0[:, v]·((Δ + sign)² − Δ²)
+            t = (2.0 * Jp[9, v] + sign) * sign
+            f = model_cost(m, b0 + Jp[0, v] * sign + Jp[6, v] * t, b1 + Jp[1, v] * sign + Jp[7, v] * t,
+                           b2 + Jp[2, v] * sign + Jp[8, v] * t, b3 + Jp[3, v] * sign, b4 + Jp[4, v] * sign, b5 + Jp[5, v] * sign)
             grad[v] = (f - fx) / sign
         norm = 0.0
         for v in range(n):
             norm += abs(grad[v])
         if not norm > 0.0:
             break
+        # offsets at x + s·d: b + s·(e + g) + s²·c, e = J0·d, g = 2·Q0·(Δ∘d), c = Q0·d²
         e0 = e1 = e2 = e3 = e4 = e5 = 0.0
+        c0 = c1 = c2 = 0.0
         for v in range(n):
             d[v] = grad[v] / norm * h
-            e0 += J0[0, v] * d[v]
-            e1 += J0[1, v] * d[v]
-            e2 += J0[2, v] * d[v]
-            e3 += J0[3, v] * d[v]
-            e4 += J0[4, v] * d[v]
-            e5 += J0[5, v] * d[v]
-        f1 = model_cost(m, b0 - e0, b1 - e1, b2 - e2, b3 - e3, b4 - e4, b5 - e5)
-        f3 = model_cost(m, b0 + e0, b1 + e1, b2 + e2, b3 + e3, b4 + e4, b5 + e5)
+            dv = d[v]
+            w = 2.0 * Jp[9, v] * dv
+            e0 += J0[0, v] * dv + Q0[0, v] * w
+            e1 += J0[1, v] * dv + Q0[1, v] * w
+            e2 += J0[2, v] * dv + Q0[2, v] * w
+            e3 += J0[3, v] * dv
+            e4 += J0[4, v] * dv
+            e5 += J0[5, v] * dv
+            c0 += Q0[0, v] * (dv * dv)
+            c1 += Q0[1, v] * (dv * dv)
+            c2 += Q0[2, v] * (dv * dv)
+        f1 = model_cost(m, b0 - e0 + c0, b1 - e1 + c1, b2 - e2 + c2, b3 - e3, b4 - e4, b5 - e5)
+        f3 = model_cost(m, b0 + e0 + c0, b1 + e1 + c1, b2 + e2 + c2, b3 + e3, b4 + e4, b5 + e5)
         step = memetic_step(fx, f1, f3, variant)
         if step != step:  # NaN: no descent step
             break
@@ -566,42 +614,47 @@ def line_search_single(x, fx, x0, models, J0, lo, hi, rng, gens, h, variant, xt,
             xt[v] = min(max(t, lo[v]), hi[v])
             clamped = clamped or xt[v] != t
         if clamped:
-            o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0)
+            o0, o1, o2, o3, o4, o5 = single_offsets(xt, x0, J0, Q0)
         else:
-            o0, o1, o2, o3, o4, o5 = b0 + step * e0, b1 + step * e1, b2 + step * e2, b3 + step * e3, b4 + step * e4, b5 + step * e5
+            s2 = step * step
+            o0, o1, o2 = b0 + step * e0 + s2 * c0, b1 + step * e1 + s2 * c1, b2 + step * e2 + s2 * c2
+            o3, o4, o5 = b3 + step * e3, b4 + step * e4, b5 + step * e5
         f = model_cost(m, o0, o1, o2, o3, o4, o5)
         if not f < fx:
             break
         for v in range(n):
             x[v] = xt[v]
+            Jp[9, v] = x[v] - x0[v]
         fx = f
         b0, b1, b2, b3, b4, b5 = o0, o1, o2, o3, o4, o5
     return fx
 
 
 @njit(**KERNEL)
-def line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
+def line_search(x, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, rng, gens, h, variant,
                 toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only):
     """Memetic local search on the extrapolated model from x (updated in place); returns
     its primary cost (fx: the primary cost at x). Quadratic (eq. 3.3) or linear (R 3.5.2)
     step along the L1-normalised forward-difference gradient of the primary + secondary
     cost, taken while the primary cost improves (as the reference implementation). The
-    model is linear in the genes, so the offsets of x ± d and of the step's end follow
-    from those of x and J0·d (recomputed only when the step is clamped). toff (4, L):
+    model is quadratic in each gene (J0·Δ + Q0·Δ²), so the offsets of x ± d and of the
+    step's end follow from those of x, the linear part J0·d + 2·Q0·(Δ∘d) and the
+    quadratic part Q0·d² (recomputed only when the step is clamped). toff (5, L):
     scratch."""
     n = x.shape[0]
     L = toff.shape[1]
     for v in range(n):
         xt[0, v] = x[v]
-    offsets(J0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
+    offsets(J0, Q0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
     score(gi, gf, gw, frames0, models, J0, toff, 1, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
     fa = fx + f2[1]  # primary + secondary at x
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
         for v in range(n):
             xt[0, v] = x[v] + sign
+            t = (2.0 * (x[v] - x0[v]) + sign) * sign
             for k in range(L):
-                toff[0, k] = toff[1, k] + J0[k, v] * sign
+                toff[0, k] = toff[1, k] + J0[k, v] * sign + Q0[k, v] * t
             score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             xt[0, v] = x[v]
             grad[v] = (f2[0] + f2[1] - fa) / sign
@@ -610,17 +663,21 @@ def line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, 
             norm += abs(grad[v])
         if not norm > 0.0:
             break
-        for k in range(L):  # row 2: J0·d
+        for k in range(L):  # rows 2 and 4: the linear and quadratic parts along d
             toff[2, k] = 0.0
+            toff[4, k] = 0.0
         for v in range(n):
             d[v] = grad[v] / norm * h
+            dv = d[v]
+            w = 2.0 * (x[v] - x0[v]) * dv
             for k in range(L):
-                toff[2, k] += J0[k, v] * d[v]
+                toff[2, k] += J0[k, v] * dv + Q0[k, v] * w
+                toff[4, k] += Q0[k, v] * (dv * dv)
         for sgn in (-1.0, 1.0):
             for v in range(n):
                 xt[0, v] = x[v] + sgn * d[v]
             for k in range(L):
-                toff[0, k] = toff[1, k] + sgn * toff[2, k]
+                toff[0, k] = toff[1, k] + sgn * toff[2, k] + toff[4, k]
             score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
             toff[3, 0 if sgn < 0.0 else 1] = f2[0] + f2[1]
         step = memetic_step(fa, toff[3, 0], toff[3, 1], variant)
@@ -632,10 +689,11 @@ def line_search(x, fx, x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, 
             xt[0, v] = min(max(t, lo[v]), hi[v])
             clamped = clamped or xt[0, v] != t
         if clamped:
-            offsets(J0, x0, xt, 0, toff, 0)
+            offsets(J0, Q0, x0, xt, 0, toff, 0)
         else:
+            s2 = step * step
             for k in range(L):
-                toff[0, k] = toff[1, k] + step * toff[2, k]
+                toff[0, k] = toff[1, k] + step * toff[2, k] + s2 * toff[4, k]
         score(gi, gf, gw, frames0, models, J0, toff, 0, xt, 0, vdata, work, r, Jr, scratch, f2, pose_only)
         if not f2[0] < fx:
             break
@@ -710,12 +768,12 @@ def goal_flags(gi):
 @njit(**JIT)
 def step_scratch(seg_i, O, G, P, C, n):
     """Scratch of one species' step: population offsets, the pool of `evolve`, exact FK at
-    the species' best, its `goal_models` and goal evaluation buffers:
-    (poff, pool, seg, frames0, models, J0, work, r, Jr, scratch, errors, f2)."""
+    the species' best, its `goal_models`, the model's `curvature` and goal evaluation buffers:
+    (poff, pool, seg, frames0, models, J0, Q0, work, r, Jr, scratch, errors, f2)."""
     L = 6 * O
     rows = max(MAX_LINK_ROWS, n)
     return (np.empty((P, L)), pool_scratch(P, C, n, L), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)),
-            np.zeros((G, MODEL)), np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
+            np.zeros((G, MODEL)), np.empty((L, n)), np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
             np.empty((G, 2)), np.empty(2))
 
 
@@ -774,7 +832,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
                np.empty(n), null_space_scratch(R, n))
     M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
-    search_work = (np.empty((4, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(M), shi - slo, np.empty((6, M)))
+    search_work = (np.empty((5, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(M), shi - slo, np.empty((10, M)))
     return bio2_steps(parts, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
                       step_scratch(seg_i, O, G, P, C, n), search_work, lm_work,
                       workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
@@ -798,7 +856,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
     has_secondary, pose_only, _ = goal_flags(gi)
     single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
     genes, moms, fit, best, before = population
-    poff, pool, seg, frames0, models, J0, work, r, Jr, scratch, errors, f2 = step_work
+    poff, pool, seg, frames0, models, J0, Q0, work, r, Jr, scratch, errors, f2 = step_work
     toff, x0, x, xt, d, grad, span, Jp = search_work
     L = toff.shape[1]
     n = q.shape[0]
@@ -838,8 +896,9 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                     for v in range(n):  # frames0 and J0 hold the exact FK at x0 again
                         genes[i, s, 0, v] = x0[v]
                 goal_models(gi, gf, gw, frames0, models)
+                curvature(J0, Q0)
                 for k in range(P):
-                    offsets(J0, x0, genes[i, s], k, poff, k)
+                    offsets(J0, Q0, x0, genes[i, s], k, poff, k)
                     score(gi, gf, gw, frames0, models, J0, poff, k, genes[i, s], k, vdata, work, r, Jr, scratch, f2, pose_only)
                     fit[i, s, k] = f2[0]
                 if fit[i, s, 0] < best_fit:
@@ -849,7 +908,7 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, models, J0, gi, gf, gw, vdata, lo, hi, span,
+                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span,
                        normals, rng, evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
@@ -857,10 +916,10 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                         for v in range(n):
                             x[v] = genes[i, s, k, v]
                         if single_pose and L == 6:
-                            fx = line_search_single(x, fit[i, s, k], x0, models, J0, lo, hi, rng, opt_gens, h, variant,
+                            fx = line_search_single(x, fit[i, s, k], x0, models, J0, Q0, lo, hi, rng, opt_gens, h, variant,
                                                     xt[0], grad, d, Jp)
                         else:
-                            fx = line_search(x, fit[i, s, k], x0, frames0, models, J0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
+                            fx = line_search(x, fit[i, s, k], x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
                                              variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                         if fx < fit[i, s, k]:
                             for v in range(n):

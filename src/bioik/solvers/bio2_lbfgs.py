@@ -45,7 +45,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
+from bioik.solvers.bio2 import NORMALS, curvature, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
@@ -76,7 +76,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     span = shi - slo
     has_secondary, pose_only, _ = goal_flags(gi)
     x0 = np.empty(n)
-    poff, pool, seg, frames0, models, J0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    poff, pool, seg, frames0, models, J0, Q0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
     normals = normal_table(normals, n, C, rng)
     for s in range(S):
         # 1. exact FK at the species' best; the acceptance test runs on it
@@ -86,8 +86,9 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
             best[:] = x0
             return s
         goal_models(gi, gf, gw, frames0, models)
+        curvature(J0, Q0)
         for k in range(P):
-            offsets(J0, x0, genes[s], k, poff, k)
+            offsets(J0, Q0, x0, genes[s], k, poff, k)
             score(gi, gf, gw, frames0, models, J0, poff, k, genes[s], k, vdata, work, r, Jr, scratch, f2, pose_only)
             fit[s, k] = f2[0]
         if fit[s, 0] < best_fit[0]:
@@ -95,7 +96,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        evolve(genes[s], moms[s], fit[s], poff, pool, frames0, models, J0, gi, gf, gw, vdata, lo, hi, span, normals, rng,
+        evolve(genes[s], moms[s], fit[s], poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span, normals, rng,
                evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
     return -1
 
