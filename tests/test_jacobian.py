@@ -1,9 +1,12 @@
-"""Jacobians against central finite differences; extrapolation error is second order."""
+"""Jacobians against central finite differences; extrapolation error is second order, and
+third order with the curvature terms."""
 
 import numpy as np
+import pytest
 from conftest import TREE_URDF
 
 import bioik
+from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import quat_from_matrix
 
 
@@ -67,3 +70,26 @@ def test_extrapolation_is_exact_at_the_expansion_point(rng):
     exact = robot.link_pose(q0, "tip_a")
     np.testing.assert_allclose(pred, exact, atol=1e-12)
     assert abs(np.linalg.norm(quat_from_matrix(pred[:3, :3])) - 1) < 1e-12
+
+
+@pytest.mark.parametrize("robot_name", ["ur5", "panda"])
+def test_curvature_is_the_second_order_term_of_fk(robot_name, rng):
+    """Moving one joint by Δ moves the tip by J·Δ + Q·Δ² up to O(Δ³): the curvature term
+    takes the first-order model's error from O(Δ²) to O(Δ³)."""
+    robot = bioik.load_robot(robot_name)
+    tip = robot.tips[0]
+    for _ in range(5):
+        q0 = robot.random_configuration(rng)
+        J = robot.jacobian(q0, tip)
+        Q = np.empty_like(J)
+        curvature(J, Q)
+        assert np.all(Q[3:] == 0.0)
+        p0 = robot.link_pose(q0, tip)[:3, 3]
+        for v in range(robot.dof):
+            for delta in (1e-2, -1e-2):
+                q = q0.copy()
+                q[v] += delta
+                moved = robot.link_pose(q, tip)[:3, 3] - p0
+                first = np.linalg.norm(moved - J[:3, v] * delta)
+                second = np.linalg.norm(moved - J[:3, v] * delta - Q[:3, v] * delta**2)
+                assert second <= 1e-6 and (second <= 0.05 * first or first <= 1e-9)

@@ -4,6 +4,8 @@ From one exact FK at q0 and the Jacobians of the link frames there, the frames a
 q0 + dq are predicted to first order: p ≈ p0 + J_v·dq, and the orientation is turned by
 the rotation vector ω = J_ω·dq via the quaternion derivative q ≈ normalise(q0 + ½ ω ⊗ q0).
 The error is O(‖dq‖²), far cheaper than exact FK for the many small mutations of a step.
+`curvature` gives the second-order position terms that BioIK 2's reference implementation
+adds to the prediction, one per variable (no cross terms).
 """
 
 from __future__ import annotations
@@ -47,3 +49,24 @@ def extrapolate_frames(frames0, J, dQ, out):
     for m in range(dQ.shape[0]):
         for o in range(frames0.shape[0]):
             extrapolate_frame(frames0, o, J, dQ[m], out[m], o)
+
+
+@njit(inline="always", **JIT)
+def curvature(J0, Q0):
+    """Q0 (6·O, n) ← the second-order position terms of the links whose Jacobians are J0
+    (6·O, n): moving variable v alone by Δ moves link o by J0[6o:6o+3, v]·Δ +
+    Q0[6o:6o+3, v]·Δ² + O(Δ³), with Q0 = −½·(∂p/∂v × ∂ω/∂v) — for a revolute joint −½ times
+    the link's offset from the joint axis (the pull of the circle it moves on, which a
+    first-order model misses at a stretched elbow), 0 for a prismatic one. Rotation rows:
+    0."""
+    for o in range(J0.shape[0] // 6):
+        k = 6 * o
+        for v in range(J0.shape[1]):
+            px, py, pz = J0[k, v], J0[k + 1, v], J0[k + 2, v]
+            ax, ay, az = J0[k + 3, v], J0[k + 4, v], J0[k + 5, v]
+            Q0[k, v] = -0.5 * (py * az - pz * ay)
+            Q0[k + 1, v] = -0.5 * (pz * ax - px * az)
+            Q0[k + 2, v] = -0.5 * (px * ay - py * ax)
+            Q0[k + 3, v] = 0.0
+            Q0[k + 4, v] = 0.0
+            Q0[k + 5, v] = 0.0

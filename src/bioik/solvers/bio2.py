@@ -48,6 +48,7 @@ from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
 from bioik.goals.layout import unpack
 from bioik.goals.pose import pose_weights
 from bioik.kinematics.frames import JIT, KERNEL, qmul
+from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
@@ -84,27 +85,6 @@ LM_DEFAULTS = {**DEFAULTS, "memetic_evolution_gens": 2, "memetic_opt_gens": 40}
 #: Standard normal deviates read from a random offset, as the reference implementation
 #: does: a lookup is far cheaper than generating a deviate per gene.
 NORMALS = np.random.default_rng(20171128).standard_normal(1 << 16)
-
-
-@njit(inline="always", **JIT)
-def curvature(J0, Q0):
-    """Q0 ← the second-order position terms of the extrapolated model, as the reference
-    implementation adds them: moving variable v by Δ moves a link by J0[:, v]·Δ +
-    Q0[:, v]·Δ², with Q0 = −½·(∂p/∂v × ∂ω/∂v) in its position rows — for a revolute
-    joint −½ times the link's offset from the joint axis (the pull of the circle it moves
-    on; what a first-order model misses at a stretched elbow), 0 for a prismatic one.
-    Rotation rows: 0."""
-    for o in range(J0.shape[0] // 6):
-        k = 6 * o
-        for v in range(J0.shape[1]):
-            px, py, pz = J0[k, v], J0[k + 1, v], J0[k + 2, v]
-            ax, ay, az = J0[k + 3, v], J0[k + 4, v], J0[k + 5, v]
-            Q0[k, v] = -0.5 * (py * az - pz * ay)
-            Q0[k + 1, v] = -0.5 * (pz * ax - px * az)
-            Q0[k + 2, v] = -0.5 * (px * ay - py * ax)
-            Q0[k + 3, v] = 0.0
-            Q0[k + 4, v] = 0.0
-            Q0[k + 5, v] = 0.0
 
 
 @njit(inline="always", **JIT)

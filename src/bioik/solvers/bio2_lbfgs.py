@@ -44,8 +44,9 @@ from scipy.optimize import Bounds, minimize
 from bioik.goals.acceptance import goal_errors
 from bioik.goals.layout import unpack
 from bioik.kinematics.frames import JIT
+from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, curvature, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
+from bioik.solvers.bio2 import NORMALS, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
