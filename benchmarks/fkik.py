@@ -91,7 +91,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     print(f"FK/IK test: {args.targets} targets, timeout {args.timeout * 1e3:g} ms, random seed states, tolerance 1e-5 m / 1e-5 rad")
-    print("| robot | solver | success % | success 95 % CI | success ≤ 1 ms % | median ms | mean ms | median restarts | overhead µs |")
+    print("| robot | solver | success % | success 95 % CI | success ≤ 1 ms % | median ms | mean ms | median restarts "
+          "| overhead µs |")
     print("|---|---|---|---|---|---|---|---|---|")
     for robot in args.robots:
         for solver in args.solvers:

@@ -53,9 +53,9 @@ def run_evolve(setup, pose_only, gens=8, seed=11):
     lo, hi, span = bounds[0], bounds[1], bounds[3] - bounds[2]
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span, bio2.NORMALS, rng,
-                gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)),
-                np.empty(2))
+    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span,
+                bio2.NORMALS, rng, gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)),
+                np.empty((32, 3)), np.empty(2))
     return pop, rng
 
 

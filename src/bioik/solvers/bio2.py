@@ -283,9 +283,10 @@ def reproduce(genes, moms, cg, co, x0, J0, Q0, lo, hi, span, N, row0, rate, wsel
         for c in range(C):
             m = ma * (1.0 - wsel[c]) + mb * wsel[c]
             cg[v, c] = min(max(ga + N[r, c] * rate[c] * s + m * momf[c], lv), hv)
-    # each gene's share of every offset, added in gene order, three genes per pass over
-    # the children (a pass costs more to enter than its 16 additions: −15 % a generation)
-    # (position rows also take the curvature terms)
+    # each gene's share (J0 + Q0·Δ)·Δ of every offset, added in gene order, three genes per
+    # pass over the children (a pass costs more to enter than its 16 additions: −15 % a
+    # generation); rotation rows, whose Q0 is 0, skip the curvature terms (one loop for
+    # both kinds of row gave the same results 2–5 % slower per step)
     v = 0
     while v + 3 <= n:
         a0, a1, a2 = x0[v], x0[v + 1], x0[v + 2]
@@ -753,8 +754,8 @@ def step_scratch(seg_i, O, G, P, C, n):
     L = 6 * O
     rows = max(MAX_LINK_ROWS, n)
     return (np.empty((P, L)), pool_scratch(P, C, n, L), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((O, 7)),
-            np.zeros((G, MODEL)), np.empty((L, n)), np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)),
-            np.empty((G, 2)), np.empty(2))
+            np.zeros((G, MODEL)), np.empty((L, n)), np.empty((L, n)), np.empty((O, 7)), np.empty(rows), np.empty((rows, n)),
+            np.empty((4 * MAX_LINK_ROWS, 3)), np.empty((G, 2)), np.empty(2))
 
 
 @njit(**JIT)
@@ -888,8 +889,8 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span,
-                       normals, rng, evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
+                evolve(genes[i, s], moms[i, s], fit[i, s], poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi,
+                       span, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
@@ -899,8 +900,8 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
                             fx = line_search_single(x, fit[i, s, k], x0, models, J0, Q0, lo, hi, rng, opt_gens, h, variant,
                                                     xt[0], grad, d, Jp)
                         else:
-                            fx = line_search(x, fit[i, s, k], x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, rng, opt_gens, h,
-                                             variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
+                            fx = line_search(x, fit[i, s, k], x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, rng,
+                                             opt_gens, h, variant, toff, xt, grad, d, work, r, Jr, scratch, f2, pose_only)
                         if fx < fit[i, s, k]:
                             for v in range(n):
                                 genes[i, s, k, v] = x[v]
