@@ -155,7 +155,7 @@ def test_solver_object_reuses_its_prepared_problem(ur5, rng):
     for _ in range(3):
         res = solver.solve([bioik.PoseGoal("tool0", target(ur5, rng))], **BUDGET)
         assert res.success
-    assert len(solver._problems) == 1
+    assert len(solver._prepared) == 1
 
 
 def test_acceptance_modes(ur5, rng):

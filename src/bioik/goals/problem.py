@@ -81,7 +81,21 @@ class Problem:
         self.goals: list[Goal] = list(goals)
         self._gf_rows = list(self.gf)
         self._gt_rows = list(self.gt)
+        #: The prepared problem this one was copied from (itself, if it is the original).
+        self.template = self
         self.update(goals)
+
+    def copy(self) -> Problem:
+        """The same problem with buffers of its own: what one solve writes (goal rows, seed,
+        run arguments, report) stays out of every other solve's way."""
+        p = object.__new__(Problem)
+        p.__dict__.update(self.__dict__)
+        p.ibuf, p.fbuf = self.ibuf.copy(), self.fbuf.copy()
+        (_, _, _, _, p.gi, p.gf, p.gw, p.gt, p.vdata, p.bounds) = views(p.ibuf, p.fbuf)
+        p.report, p.run, p.stats = self.report.copy(), self.run.copy(), self.stats.copy()
+        p.goals, p._gf_rows, p._gt_rows = list(self.goals), list(p.gf), list(p.gt)
+        p.template = self
+        return p
 
     def update(
         self,

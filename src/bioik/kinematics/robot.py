@@ -71,8 +71,12 @@ class Robot:
         self.link_names: list[str] = model.link_names
         self.tips: list[str] = list(self.group.tips)
         self._link_pos = {name: i for i, name in enumerate(self.link_names)}
-        self._chain = np.empty(max(self.program.n_segments, 1), dtype=np.int64)
-        self._seg = np.empty((max(self.program.n_segments, 1), 7))
+        self._segments = max(self.program.n_segments, 1)
+        # the arrays the compiled kernels were given are read-only: editing a limit in place
+        # would change `clip` but not the prepared solvers
+        for a in (self.frozen, self.lower, self.upper, self.velocity, self.kinds, self.sample_lower, self.sample_upper,
+                  self.multiturn, self._center):
+            a.setflags(write=False)
 
     # -- names and sizes -----------------------------------------------------------
     @property
@@ -149,7 +153,9 @@ class Robot:
         q = self.check(q)
         out = np.empty((4, 4))
         p = self.program
-        fk_link(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), self._seg, self._chain, out)
+        # scratch per call, not per robot: calls from several threads run at once
+        fk_link(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), np.empty((self._segments, 7)),
+                np.empty(self._segments, dtype=np.int64), out)
         return out
 
     def fk(self, Q: Any, links: Sequence[str] | None = None) -> np.ndarray:
@@ -164,7 +170,7 @@ class Robot:
         idx = np.arange(len(self.link_names)) if links is None else np.array([self.link_index(l) for l in links], dtype=np.int64)
         out = np.empty((len(Q2), len(idx), 4, 4))
         p = self.program
-        fk_batch(p.seg_i, p.seg_f, p.out_seg, p.out_tf, np.ascontiguousarray(Q2), idx, self._seg, out)
+        fk_batch(p.seg_i, p.seg_f, p.out_seg, p.out_tf, np.ascontiguousarray(Q2), idx, np.empty((self._segments, 7)), out)
         return out[0] if single else out
 
     def jacobian(self, q: Any, link: str, point: Any = None) -> np.ndarray:
@@ -177,7 +183,7 @@ class Robot:
         p = self.program
         frames = np.empty((len(p.out_seg), 7))
         J = np.empty((6, self.dof))
-        jacobian(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), pt, self._seg, frames, J)
+        jacobian(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, self.link_index(link), pt, np.empty((self._segments, 7)), frames, J)
         return J
 
     def extrapolate(self, q0: Any, Q: Any, links: Sequence[str]) -> np.ndarray:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 import struct
+import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +41,10 @@ UNLIMITED = 2**62
 #: The single-pose kernel's io slots 0–7 (arguments) and 8–15 (results) as raw doubles:
 #: one struct call instead of a numpy slice assignment (≈ 0.3 against ≈ 1.2 µs).
 _IO_IN = _IO_OUT = struct.Struct("8d")
+
+#: Goal structures a solver keeps prepared, and idle workspaces it keeps for reuse.
+_MAX_STRUCTURES = 32
+_MAX_IDLE = 64
 
 
 @dataclass(slots=True)
@@ -87,6 +91,44 @@ def _family(name: str | None) -> Family:
         raise UnknownNameError(f"unknown solver {name!r}; {suggest(str(name), SOLVERS, n=8)}") from None
 
 
+class _Workspace:
+    """Everything a solve writes: the one-call kernel's `io` array and this workspace's own
+    copies of the prepared problems. A solve holds one workspace for its whole duration,
+    so threads and nested solves (a solve inside a callback) never share a buffer."""
+
+    __slots__ = ("solver", "io", "io_bytes", "problems", "last", "last_problem")
+
+    def __init__(self, solver: Solver):
+        self.solver = solver
+        robot = solver.robot
+        # arguments and results of the single-pose kernel (see `bioik.solvers.pose_query`)
+        self.io = new_io(solver.settings, robot.multiturn, robot.program.n_segments)
+        self.io_bytes = memoryview(self.io).cast("B")  # struct packs 8 slots in one call
+        self.problems: dict[tuple, Problem] = {}
+        self.last: tuple | None = None  # (type, link, secondary) of the last single pose-type goal
+        self.last_problem: Problem | None = None
+
+    def problem(self, goals: Sequence[Goal]) -> Problem:
+        """This workspace's copy of the prepared problem for the goals' structure."""
+        if type(goals) is list and len(goals) == 1 and type(goals[0]) in _POSE_TYPES:  # the common case, in a loop: a cheaper key
+            g = goals[0]
+            last = (type(g), g.link, g.secondary)
+            if last == self.last:
+                return self.last_problem
+            self.last, self.last_problem = last, self._problem(goals)
+            return self.last_problem
+        return self._problem(goals)
+
+    def _problem(self, goals: Sequence[Goal]) -> Problem:
+        prepared = self.solver._prepare(goals)
+        p = self.problems.get(prepared.key)
+        if p is None or p.template is not prepared:
+            if len(self.problems) >= _MAX_STRUCTURES:
+                self.problems.pop(next(iter(self.problems)))
+            p = self.problems[prepared.key] = prepared.copy()
+        return p
+
+
 class Solver:
     """A solver bound to a robot, for repeated solves without re-preparing.
 
@@ -105,49 +147,59 @@ class Solver:
         self.acceptance = acceptance
         self._mode = MODES[acceptance]
         self.settings = self.family.settings(params)
-        # arguments and results of the single-pose kernel (see `bioik.solvers.lm_pose`)
-        self._io = new_io(self.settings, robot.multiturn, robot.program.n_segments)
-        self._io_bytes = memoryview(self._io).cast("B")  # struct packs 8 slots in one call
         self._single = self.family.single_pose  # its compiled entry once it is loaded
-        self._problems: OrderedDict[tuple, Problem] = OrderedDict()
-        self._last: tuple | None = None  # (type, link, secondary) of the last single pose-type goal
-        self._last_problem: Problem | None = None
+        #: Prepared problems by goal structure, never solved in: each workspace solves in
+        #: its own copy (`Problem.copy`), so concurrent solves share no buffer.
+        self._prepared: dict[tuple, Problem] = {}
+        self._prepare_lock = threading.Lock()
+        #: Idle workspaces; a solve takes one (or makes one) and gives it back.
+        self._idle: list[_Workspace] = []
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
-        """The prepared problem for this goal structure (cached)."""
-        if type(goals) is list and len(goals) == 1 and type(goals[0]) in _POSE_TYPES:  # the common case, in a loop: a cheaper key
-            g = goals[0]
-            last = (type(g), g.link, g.secondary)
-            if last == self._last:
-                return self._last_problem
-            self._last, self._last_problem = last, self._problem(goals)
-            return self._last_problem
-        return self._problem(goals)
+        """The prepared problem for this goal structure (cached; a template that solves
+        copy, so it stays unchanged by them)."""
+        return self._prepare(goals)
 
-    def _problem(self, goals: Sequence[Goal]) -> Problem:
+    def _prepare(self, goals: Sequence[Goal]) -> Problem:
         if isinstance(goals, Goal):
             raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
         if not goals:
             raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
         key = structure_key(goals)
-        p = self._problems.get(key)
-        if p is None:
+        p = self._prepared.get(key)
+        if p is not None:
+            return p
+        with self._prepare_lock:  # one thread prepares (and compiles); the others wait for it
+            p = self._prepared.get(key)
+            if p is not None:
+                return p
             p = Problem(self.robot, goals)
             self.family.check(p)
             # one tiny search now loads (or on first use compiles) the kernels, so that
             # the first solve's timeout is spent searching
             self.family.search_for(p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
             if p.single_pose and self.family.single_pose is not None:
-                self._solve_single_pose(p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
+                ws = _Workspace(self)
+                self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
                 self._single = compiled_entry(self.family.single_pose)
             p.accept(self.robot.center(), self.acceptance)
             c = self.robot.center()
             clip_into(c, self.robot.lower, self.robot.upper)
             wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
-            self._problems[key] = p
-            if len(self._problems) > 32:
-                self._problems.popitem(last=False)
+            if len(self._prepared) >= _MAX_STRUCTURES:
+                self._prepared.pop(next(iter(self._prepared)))
+            self._prepared[key] = p
         return p
+
+    def _acquire(self) -> _Workspace:
+        try:
+            return self._idle.pop()  # atomic: two threads never get the same workspace
+        except IndexError:
+            return _Workspace(self)
+
+    def _release(self, ws: _Workspace) -> None:
+        if len(self._idle) < _MAX_IDLE:
+            self._idle.append(ws)
 
     def solve(
         self,
@@ -160,8 +212,18 @@ class Solver:
         position_tolerance: float = 1e-5,
         rotation_tolerance: float = 1e-5,
     ) -> Result:
-        """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`."""
-        problem = self.problem(goals)  # one-time preparation is not part of the timeout
+        """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`.
+
+        Safe to call from several threads at once and from inside a callback: each call
+        solves in a workspace of its own."""
+        ws = self._acquire()
+        try:
+            return self._solve(ws, goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
+        finally:
+            self._release(ws)
+
+    def _solve(self, ws, goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance) -> Result:
+        problem = ws.problem(goals)  # one-time preparation is not part of the timeout
         t0 = time.monotonic()
         if timeout is None:
             timeout = self.timeout
@@ -178,7 +240,7 @@ class Solver:
                              f"rotation_tolerance={rotation_tolerance!r}")
         base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
         if callback is None and problem.single_pose and self.family.single_pose is not None:
-            return self._solve_single_pose(problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
+            return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
         robot = self.robot
         clipped = False
         random_start = seed is None
@@ -232,7 +294,7 @@ class Solver:
             secondary_cost=sc,
         )
 
-    def _solve_single_pose(self, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
+    def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
         """One pose-type goal, no callback: the whole query (seed check and clipping, search,
         turn wrapping, exact acceptance) is one compiled call."""
         robot = self.robot
@@ -241,7 +303,7 @@ class Solver:
             pt, rt = g.position_tolerance, g.rotation_tolerance
         else:
             pt = rt = g.tolerance
-        _IO_IN.pack_into(self._io_bytes, 0, deadline, budget, base, self._mode, seed is None, g.weight,
+        _IO_IN.pack_into(ws.io_bytes, 0, deadline, budget, base, self._mode, seed is None, g.weight,
                          position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
         if seed is None:
             q = np.empty(robot.dof)
@@ -252,11 +314,11 @@ class Solver:
             q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
             if q.shape != (robot.dof,):
                 robot.check(seed, "seed")  # raises, naming the expected length
-        found = self._single(problem.ibuf, problem.fbuf, g.params(robot), q, self._io, *self.family.single_pose_extra)
+        found = self._single(problem.ibuf, problem.fbuf, g.params(robot), q, ws.io, *self.family.single_pose_extra)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g
-        its, restarts, clipped, accepted, cost, _, dp, dr = _IO_OUT.unpack_from(self._io_bytes, 8 * 8)
+        its, restarts, clipped, accepted, cost, _, dp, dr = _IO_OUT.unpack_from(ws.io_bytes, 8 * 8)
         errors = np.empty((1, 2))  # half the time of np.array([[dp, dr]])
         errors[0, 0] = dp
         errors[0, 1] = dr
@@ -264,8 +326,9 @@ class Solver:
                       int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
 
 
-_solvers: OrderedDict[tuple, Solver] = OrderedDict()
-
+#: The solvers `solve` keeps, by robot, solver name, acceptance mode and parameters.
+_solvers: dict[tuple, Solver] = {}
+_solvers_lock = threading.Lock()
 
 def solve(
     robot: Robot,
@@ -294,7 +357,8 @@ def solve(
     s = _solvers.get(key)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)
-        _solvers[key] = s
-        if len(_solvers) > 16:
-            _solvers.popitem(last=False)
+        with _solvers_lock:
+            if len(_solvers) >= 16:
+                _solvers.pop(next(iter(_solvers)))
+            _solvers[key] = s
     return s.solve(goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
