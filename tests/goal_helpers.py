@@ -11,7 +11,7 @@ from conftest import TREE_URDF
 
 import bioik
 from bioik.goals.kernels import MAX_LINK_ROWS, goal_residual
-from bioik.goals.layout import unpack
+from bioik.problem.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
 
 
@@ -22,7 +22,9 @@ def tree() -> bioik.Robot:
 
 def residual(problem: bioik.Problem, q: np.ndarray, g: int = 0, with_jac: bool = False):
     """Goal g's unweighted residual at q (and ∂r/∂q if with_jac), from the compiled kernels."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(problem.ibuf, problem.fbuf)
+    prob = unpack(problem.ibuf, problem.fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, vdata = prob.gi, prob.gf, prob.vdata
     q = np.asarray(q, dtype=float)
     n = len(q)
     O = max(len(out_seg), 1)

@@ -11,7 +11,7 @@ import pytest
 
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers import bio1
 from bioik.solvers.rng import uniform
 

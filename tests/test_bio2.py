@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import bioik
-from bioik.goals.layout import unpack
+from bioik.problem.layout import unpack
 from bioik.goals.pose import pose_cost
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import qmul
 from bioik.kinematics.jacobian import fk_jacobians
@@ -22,7 +22,9 @@ def setup(request):
     rng = np.random.default_rng(3)
     T = robot.link_pose(robot.random_configuration(rng), robot.tips[0])
     p = Problem(robot, [bioik.PoseGoal(robot.tips[0], T, weight=1.3)])
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+    prob = unpack(p.ibuf, p.fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
     x0 = robot.random_configuration(rng)
     frames0, J0 = np.empty((1, 7)), np.empty((6, robot.dof))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
@@ -74,7 +76,8 @@ def test_model_cost_is_the_pose_cost_of_the_predicted_frame(kind):
                 "position": bioik.PositionGoal(tip, T[:3, 3], weight=1.7),
                 "orientation": bioik.OrientationGoal(tip, T[:3, :3], weight=1.7)}[kind]
         p = Problem(robot, [goal])
-        gi, gf, gw = unpack(p.ibuf, p.fbuf)[4:7]
+        prob = unpack(p.ibuf, p.fbuf)
+        gi, gf, gw = prob.gi, prob.gf, prob.gw
         frames0 = np.empty((1, 7))
         frames0[0, :3] = gf[0, :3] + rng.normal(size=3) * 10.0 ** rng.uniform(-6, 0)
         q = gf[0, 3:7] + rng.normal(size=4) * 10.0 ** rng.uniform(-9, 0)  # from near the target to anywhere
@@ -208,7 +211,9 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         goals = [bioik.PoseGoal(robot.tips[0], T), bioik.CenterJointsGoal(weight=secondary_weight, secondary=True)]
         p = Problem(robot, goals)
         p.update(goals, x0, 1e-5, 1e-5)
-        seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+        prob = unpack(p.ibuf, p.fbuf)
+        seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+        gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
         n = robot.dof
         frames0, J0 = np.empty((1, 7)), np.empty((6, n))
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)

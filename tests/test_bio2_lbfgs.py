@@ -10,7 +10,7 @@ import pytest
 from baseline_helpers import check_unreachable, check_within_limits, count_solved, fk_targets
 
 import bioik
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers import bio2_lbfgs
 from bioik.solvers.registry import SOLVERS
 

@@ -5,7 +5,7 @@ import pytest
 
 import bioik
 from bioik.goals.kernels import goal_residual
-from bioik.goals.layout import unpack
+from bioik.problem.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.linalg import cholesky_solve, damped_step, null_space_scratch, null_space_step, stack_residuals
 
@@ -66,8 +66,10 @@ def test_pose_fast_path_equals_the_goal_kernels(rng):
         bioik.OrientationGoal("right_tool0", robot.link_pose(robot.random_configuration(rng), "right_tool0")[:3, :3]),
         bioik.CenterJointsGoal(secondary=False, weight=0.1),
     ]
-    p = bioik.goals.Problem(robot, goals)
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(p.ibuf, p.fbuf)
+    p = bioik.problem.Problem(robot, goals)
+    prob = unpack(p.ibuf, p.fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
     n = robot.dof
     frames, J = np.empty((len(p.links), 7)), np.empty((6 * len(p.links), n))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, np.empty((seg_i.shape[0], 7)), frames, J)

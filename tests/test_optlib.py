@@ -14,7 +14,7 @@ import pytest
 
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers import optlib
 
 CASES = [  # solver, budget, at least (ur5, panda)

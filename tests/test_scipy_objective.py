@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bioik
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers.scipy_objective import compiled_cost, make_buffers, objective, residuals
 
 

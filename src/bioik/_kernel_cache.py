@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).parent
 #: Packages whose modules define compiled kernels.
-KERNEL_PACKAGES = ("kinematics", "goals", "solvers", "collision")
+KERNEL_PACKAGES = ("kinematics", "goals", "problem", "solvers", "collision")
 
 
 def sources_stamp() -> str:

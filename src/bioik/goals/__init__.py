@@ -10,7 +10,6 @@ from bioik.goals.joints import AvoidJointLimitsGoal, CenterJointsGoal, JointVari
 from bioik.goals.line import LineGoal
 from bioik.goals.look_at import LookAtGoal
 from bioik.goals.pose import OrientationGoal, PoseGoal, PositionGoal
-from bioik.goals.problem import Problem
 from bioik.goals.rcm import RCMGoal
 from bioik.goals.side import SideGoal
 
@@ -33,7 +32,6 @@ __all__ = [
     "OrientationGoal",
     "PoseGoal",
     "PositionGoal",
-    "Problem",
     "RCMGoal",
     "SideGoal",
 ]

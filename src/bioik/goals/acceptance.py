@@ -17,10 +17,8 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
-from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, goal_costs, goal_residual
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
 from bioik.kinematics.frames import JIT, KERNEL, qmul, qrot
-from bioik.kinematics.jacobian import fk_jacobians
 
 MODES = {"norm": 0, "trac": 1, "kdl": 2}
 
@@ -80,7 +78,7 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
             e = r
-            _pose_errors(kind, gf[g], frames[gi[g, 1]], e)
+            _pose_errors(kind, gf[g], frames[gi[g, OUT1]], e)
             dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
         else:
@@ -110,31 +108,3 @@ def acceptable_cost(gi, gf, gw, gt):
         s = gf[g, 7] if gi[g, KIND] == POSE else 1.0
         E += gw[g] * gw[g] * 3.0 * t * t * (1.0 + s * s)
     return E
-
-
-@njit(**JIT)
-def evaluate(ibuf, fbuf, q, mode, report):
-    """Exact FK at q, then acceptance, per-goal errors and costs, in one call.
-
-    report (3 + 3G,): all primary goals met (1/0), primary cost, secondary cost,
-    errors (G×2, row-major), costs (G). Returns whether all primary goals are met.
-    """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
-    n = q.shape[0]
-    G = gi.shape[0]
-    O = max(out_seg.shape[0], 1)
-    seg = np.empty((max(seg_i.shape[0], 1), 7))
-    frames = np.empty((O, 7))
-    J = np.empty((6 * O, n))
-    r = np.empty(max(MAX_LINK_ROWS, n))
-    Jr = np.empty((max(MAX_LINK_ROWS, n), n))
-    scratch = np.empty((4 * MAX_LINK_ROWS, 3))
-    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
-    errors = report[3 : 3 + 2 * G].reshape((G, 2))
-    costs = report[3 + 2 * G : 3 + 3 * G]
-    ok = goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors)
-    primary, secondary = goal_costs(gi, gf, gw, frames, J, q, vdata, r, Jr, costs, scratch)
-    report[0] = 1.0 if ok else 0.0
-    report[1] = primary
-    report[2] = secondary
-    return ok

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from bioik.kinematics.robot import Robot
 
 #: Width of a goal's parameter row (a goal that needs more, like Balance, returns a longer
-#: row and the problem's rows widen to fit it; see `bioik.goals.layout`).
+#: row and the problem's rows widen to fit it; see `bioik.problem.layout`).
 N_PARAMS = 16
 
 #: Kind codes understood by the compiled kernels (0: evaluated in Python).

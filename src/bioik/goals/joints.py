@@ -22,6 +22,7 @@ from bioik.goals.base import (
 from bioik.kinematics.frames import JIT
 
 LOWER, UPPER, REFERENCE, DISP_WEIGHT, CENTER, HALF_RANGE = 0, 1, 2, 3, 4, 5
+N_VDATA = 6
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Compiled evaluation of a whole goal list: residuals, their Jacobians, and costs.
 
-Goal table layout (built by `bioik.goals.problem`, packed by `bioik.goals.layout`):
+Goal table layout (built by `bioik.problem.problem`, packed by `bioik.problem.layout`):
   gi (G, 6 + E) int64: kind, first link output, second link output, secondary flag,
                    first residual row, residual size, then the outputs of a goal's third,
                    fourth, … links (−1 where a goal reads fewer links)
@@ -38,7 +38,6 @@ from bioik.goals.cone import cone_residual
 from bioik.goals.direction import direction_residual
 from bioik.goals.distance import distance_residual
 from bioik.goals.joints import joint_residual
-from bioik.goals.layout import GI_COLUMNS
 from bioik.goals.line import line_residual
 from bioik.goals.look_at import look_at_residual
 from bioik.goals.pose import orientation_residual, pose_residual, position_residual
@@ -46,7 +45,10 @@ from bioik.goals.rcm import rcm_distance2, rcm_residual
 from bioik.goals.side import side_residual
 from bioik.kinematics.frames import JIT
 
-KIND, OUT1, OUT2, SECONDARY, ROW, SIZE = 0, 1, 2, 3, 4, 5
+#: Columns of the goal table gi: kind, first and second link output, secondary flag, first
+#: residual row, residual size; then the outputs of a goal's third, fourth, … links.
+KIND, OUT1, OUT2, SECONDARY, ROW, SIZE = range(6)
+GI_COLUMNS = 6
 #: Rows of the scratch matrices a link goal may use.
 MAX_LINK_ROWS = 8
 

@@ -23,7 +23,7 @@ from bioik.goals.acceptance import MODES
 from bioik.goals.base import Goal
 from bioik.goals.joints import REFERENCE
 from bioik.goals.pose import OrientationGoal, PoseGoal, PositionGoal
-from bioik.goals.problem import Problem, structure_key
+from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near

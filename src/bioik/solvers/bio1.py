@@ -59,8 +59,8 @@ from numba import njit
 
 from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import SECONDARY, goal_residual
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
@@ -68,9 +68,11 @@ from bioik.solvers.clock import now
 from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 #: Parameters [S 5.3]: population size ψ and number of elites κ.
 DEFAULTS = {"population": 12, "elites": 4}
+SETTING = slots(DEFAULTS)
 
 #: Floor of Δ in (2.15), as a fraction of the chain length l.
 DELTA_FLOOR = 0.01
@@ -87,10 +89,10 @@ def chain_geometry(seg_i, seg_f, out_seg, out_tf, gi):
     geo = np.zeros((G, 4))
     for g in range(G):
         geo[g, 3] = 1.0
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
             continue
-        o = gi[g, 1]
+        o = gi[g, OUT1]
         length = np.sqrt(out_tf[o, 0] ** 2 + out_tf[o, 1] ** 2 + out_tf[o, 2] ** 2)
         s = out_seg[o]
         while s >= 0:
@@ -127,7 +129,9 @@ def pose_distances(gf, g, frames, o):
 def context(ibuf, fbuf):
     """Everything `fitness` reads, as one tuple: (seg_i, seg_f, out_seg, out_tf, gi, gf,
     gw, vdata, geo, seg, frames, J, r, Jr, scratch)."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, bounds.shape[1])
     geo = chain_geometry(seg_i, seg_f, out_seg, out_tf, gi)
     return (seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, geo, seg, frames, J, r, Jr, scratch)
@@ -142,11 +146,11 @@ def fitness(ctx, x, rng, balanced):
     w = 0.5 if balanced else uniform(rng)
     total = 0.0
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if gi[g, SECONDARY] or kind == PYTHON:
             continue
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
-            o = gi[g, 1]
+            o = gi[g, OUT1]
             d_t, d_r = pose_distances(gf, g, frames, o)
             if kind == POSITION:
                 total += gw[g] * d_t
@@ -415,12 +419,13 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
     settings: population ψ, elites κ. run: deadline, generation budget, RNG seed,
     acceptance mode, random start. stats: generations, wipes.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    gi, gt, bounds = prob.gi, prob.gt, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_gens, mode = run[0], run[1], int(run[3])
+    deadline, max_gens, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
-    P = max(int(settings[0]), 2)
-    kappa = min(max(int(settings[1]), 0), P - 1)
+    P = max(int(settings[SETTING.population]), 2)
+    kappa = min(max(int(settings[SETTING.elites]), 0), P - 1)
     rng = search_start(run, slo, shi, q)
     ctx = context(ibuf, fbuf)
     errors = np.empty((gi.shape[0], 2))
@@ -469,8 +474,8 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
             extinction_factors(fit, xi)
             wipes += 1
     q[:] = phi
-    stats[0] = gens
-    stats[1] = wipes
+    stats[ITERATIONS] = gens
+    stats[RESTARTS] = wipes
     return success
 
 

@@ -44,8 +44,8 @@ from numba import njit
 
 from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import MAX_LINK_ROWS, SECONDARY, goal_residual
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import KIND, MAX_LINK_ROWS, OUT1, SECONDARY, SIZE, goal_residual
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, unpack
 from bioik.goals.pose import pose_weights
 from bioik.kinematics.frames import JIT, KERNEL, qmul
 from bioik.kinematics.extrapolate import curvature
@@ -55,6 +55,7 @@ from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_ste
 from bioik.solvers.lm_pose import pose_attempt
 from bioik.solvers.pose_query import search_query, workspace, workspace_size
 from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
+from bioik.solvers.settings import slots
 
 #: Memetic variants.
 NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
@@ -81,6 +82,9 @@ DEFAULTS = {
 #: like an `lm` attempt — up to `memetic_opt_gens` iterations until the cost stalls — so
 #: the evolution only has to explore, and two generations per step suffice.
 LM_DEFAULTS = {**DEFAULTS, "memetic_evolution_gens": 2, "memetic_opt_gens": 40}
+
+#: Positions in the settings (DEFAULTS and LM_DEFAULTS share the order), then the variant.
+SETTING = slots(DEFAULTS, "variant")
 
 #: Standard normal deviates read from a random offset, as the reference implementation
 #: does: a lookup is far cheaper than generating a deviate per gene.
@@ -125,10 +129,10 @@ def goal_models(gi, gf, gw, frames0, models):
     r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q. `model_cost` then needs no quaternion product
     per candidate."""
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
             continue
-        o = gi[g, 1]
+        o = gi[g, OUT1]
         wp, wr = pose_weights(kind, gf, g)
         w2 = gw[g] * gw[g]
         for c in range(3):
@@ -191,9 +195,9 @@ def pose_score(gi, models, off, row, out):
     primary = 0.0
     secondary = 0.0
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
-            k = 6 * gi[g, 1]
+            k = 6 * gi[g, OUT1]
             c = model_cost(goal_model(models, g), off[row, k], off[row, k + 1], off[row, k + 2],
                            off[row, k + 3], off[row, k + 4], off[row, k + 5])
             if gi[g, SECONDARY]:
@@ -217,7 +221,7 @@ def full_score(gi, gf, gw, frames0, models, J0, off, row, X, xrow, vdata, work, 
             frames0[o, 3], frames0[o, 4], frames0[o, 5], frames0[o, 6], off[row, k + 3], off[row, k + 4], off[row, k + 5])
     q = X[xrow]
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION or kind == PYTHON:
             continue
         size = goal_residual(gi, gf, g, work, J0, q, vdata, r, Jr, False, scratch)
@@ -320,10 +324,10 @@ def score_pose_children(gi, models, co, cf):
         cf[0, c] = 0.0
         cf[1, c] = 0.0
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
             continue
-        k = 6 * gi[g, 1]
+        k = 6 * gi[g, OUT1]
         row = 1 if gi[g, SECONDARY] else 0
         m = goal_model(models, g)
         for c in range(C):
@@ -644,7 +648,7 @@ def line_search(x, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, r
             norm += abs(grad[v])
         if not norm > 0.0:
             break
-        for k in range(L):  # rows 2 and 4: the linear and quadratic parts along d
+        for k in range(L):  # rows 2 and 4: the linear and quadratic prob along d
             toff[2, k] = 0.0
             toff[4, k] = 0.0
         for v in range(n):
@@ -738,10 +742,10 @@ def goal_flags(gi):
     pose_only = True
     R = 1
     for g in range(gi.shape[0]):
-        R += gi[g, 5]
+        R += gi[g, SIZE]
         if gi[g, SECONDARY]:
             has_secondary = True
-        if not (gi[g, 0] == POSE or gi[g, 0] == POSITION or gi[g, 0] == ORIENTATION or gi[g, 0] == PYTHON):
+        if not (gi[g, KIND] == POSE or gi[g, KIND] == POSITION or gi[g, KIND] == ORIENTATION or gi[g, KIND] == PYTHON):
             pose_only = False
     return has_secondary, pose_only, R
 
@@ -781,19 +785,19 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     run: deadline, step budget, RNG seed, acceptance mode, random start. stats: steps, wipeouts.
     Allocates the population and scratch, then runs `bio2_steps`.
     """
-    parts = unpack(ibuf, fbuf)
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    prob = unpack(ibuf, fbuf)
+    seg_i, out_seg, gi, bounds = prob.seg_i, prob.out_seg, prob.gi, prob.bounds
     slo, shi = bounds[2], bounds[3]
-    P, C = int(settings[0]), int(settings[1])
-    I, S = int(settings[3]), int(settings[4])
-    variant = int(settings[12])
+    P, C = int(settings[SETTING.population_size]), int(settings[SETTING.child_count])
+    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    variant = int(settings[SETTING.variant])
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(int(run[2]))
+    rng[0] = np.uint64(int(run[SEED]))
     n = q.shape[0]
     G = gi.shape[0]
     O = max(out_seg.shape[0], 1)
     L = 6 * O
-    if run[4] > 0.0:
+    if run[RANDOM_START] > 0.0:
         random_configuration(rng, slo, shi, q)
     x0 = np.empty(n)
     _, _, R = goal_flags(gi)
@@ -814,28 +818,30 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
                np.empty(n), null_space_scratch(R, n))
     M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
     search_work = (np.empty((5, L)), x0, np.empty(n), np.empty((1, n)), np.empty(n), np.empty(M), shi - slo, np.empty((10, M)))
-    return bio2_steps(parts, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
+    return bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), population,
                       step_scratch(seg_i, O, G, P, C, n), search_work, lm_work,
                       workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
 
 
 @njit(**KERNEL)
-def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_work, search_work, lm_work, pose_work):
+def bio2_steps(prob, q, settings, run, stats, rng, normals, population, step_work, search_work, lm_work, pose_work):
     """The steps of `bio2_search` until success, the step budget or the deadline; q ← the
     best configuration. Allocation-free, so compiled without reference counting (the
     population's views cost nothing per species)."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_steps, mode = run[0], run[1], int(run[3])
-    P = int(settings[0])
-    elites = min(max(int(settings[2]), 0), P)
-    I, S = int(settings[3]), int(settings[4])
-    evo_gens, opt_gens = int(settings[5]), int(settings[6])
-    p_wipe, mom_mix, h, lam_k, lm_stall = settings[7], settings[8], settings[9], settings[10], settings[11]
-    variant = int(settings[12])
+    deadline, max_steps, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
+    P = int(settings[SETTING.population_size])
+    elites = min(max(int(settings[SETTING.elite_count]), 0), P)
+    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    evo_gens, opt_gens = int(settings[SETTING.memetic_evolution_gens]), int(settings[SETTING.memetic_opt_gens])
+    p_wipe, mom_mix, h = settings[SETTING.wipeout_probability], settings[SETTING.momentum_mix], settings[SETTING.memetic_step]
+    lam_k, lm_stall = settings[SETTING.lm_damping], settings[SETTING.lm_stall_ratio]
+    variant = int(settings[SETTING.variant])
     G = gi.shape[0]
     has_secondary, pose_only, _ = goal_flags(gi)
-    single_pose = G == 1 and pose_only and gi[0, 0] != PYTHON and not has_secondary
+    single_pose = G == 1 and pose_only and gi[0, KIND] != PYTHON and not has_secondary
     genes, moms, fit, best, before = population
     poff, pool, seg, frames0, models, J0, Q0, work, r, Jr, scratch, errors, f2 = step_work
     toff, x0, x, xt, d, grad, span, Jp = search_work
@@ -930,8 +936,8 @@ def bio2_steps(parts, q, settings, run, stats, rng, normals, population, step_wo
             break
     for v in range(n):
         q[v] = best[v]
-    stats[0] = steps
-    stats[1] = wipeouts
+    stats[ITERATIONS] = steps
+    stats[RESTARTS] = wipeouts
     return success
 
 

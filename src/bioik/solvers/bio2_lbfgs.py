@@ -42,11 +42,11 @@ from numba import njit
 from scipy.optimize import Bounds, minimize
 
 from bioik.goals.acceptance import goal_errors
-from bioik.goals.layout import unpack
+from bioik.problem.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
+from bioik.solvers.bio2 import NORMALS, SETTING, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
 from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.rng import random_configuration, uniform
 from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
@@ -66,12 +66,14 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     best configuration seen, updated. Returns the species whose best passed the
     acceptance test (best ← it), or −1.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     S, P, n = genes.shape
-    C = int(settings[1])
-    evo_gens = int(settings[5])
-    mom_mix = settings[8]
+    C = int(settings[SETTING.child_count])
+    evo_gens = int(settings[SETTING.memetic_evolution_gens])
+    mom_mix = settings[SETTING.momentum_mix]
     G = gi.shape[0]
     O = max(out_seg.shape[0], 1)
     span = shi - slo
@@ -107,7 +109,7 @@ def wipeout(ibuf, fbuf, genes, moms, fit, before, p_wipe, rng):
     """Step 4 of `bio2.bio2_search` for one island: every species but the best that did not
     improve during the step, or at random, is reset to one random genome [R 3.7.5].
     Returns the number of species wiped out."""
-    bounds = unpack(ibuf, fbuf)[9]
+    bounds = unpack(ibuf, fbuf).bounds
     slo, shi = bounds[2], bounds[3]
     S, P, n = genes.shape
     x = np.empty(n)
@@ -131,7 +133,9 @@ def wipeout(ibuf, fbuf, genes, moms, fit, before, p_wipe, rng):
 def primary_cost(ibuf, fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, grad):
     """Exact weighted primary cost ‖e‖² at x (the fitness `bio2` extrapolates) → returned,
     and its gradient 2·Jₑᵀe → grad."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, _, vdata, _ = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)
     rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, r, Jr, scratch, e, Je, False)
     for v in range(x.shape[0]):
@@ -145,7 +149,7 @@ def primary_cost(ibuf, fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, grad):
 @njit(**JIT)
 def random_genome(ibuf, fbuf, q, rng):
     """q ← a uniform random configuration (as `bio2_search` with a random start)."""
-    bounds = unpack(ibuf, fbuf)[9]
+    bounds = unpack(ibuf, fbuf).bounds
     random_configuration(rng, bounds[2], bounds[3], q)
 
 
@@ -170,9 +174,10 @@ def bio2_lbfgs_search(problem, q, deadline, budget, seed, mode, settings, random
 
 
 def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
-    P, elites = int(settings[0]), min(max(int(settings[2]), 0), int(settings[0]))
-    I, S = int(settings[3]), int(settings[4])
-    opt_gens, p_wipe = int(settings[6]), float(settings[7])
+    P = int(settings[SETTING.population_size])
+    elites = min(max(int(settings[SETTING.elite_count]), 0), P)
+    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    opt_gens, p_wipe = int(settings[SETTING.memetic_opt_gens]), float(settings[SETTING.wipeout_probability])
     mode = int(mode)
     n = q.shape[0]
     ibuf, fbuf = problem.ibuf, problem.fbuf

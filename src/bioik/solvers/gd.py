@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import acceptable_cost, goal_errors
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import SIZE
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
@@ -46,9 +47,12 @@ from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"tolerance_scale": 0.5}
+#: Positions in the settings: the parameters, then the registry's variant and chain count.
+SETTING = slots(DEFAULTS, "variant", "chains")
 
 #: Variant codes (Family.fixed: variant, number of interleaved chains).
 REJECT, RESET, CONTINUE = 0, 1, 2
@@ -61,20 +65,22 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
     settings: tolerance_scale, then the fixed variant code and number of chains.
     run/stats: as `lm_search`.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
     R = 1
     for g in range(gi.shape[0]):
-        R += gi[g, 5]
+        R += gi[g, SIZE]
     e = np.empty(R)
     Je = np.empty((R, n))
     grad = np.empty(n)
-    gt_inner = gt * settings[0]
-    variant, chains = int(settings[1]), max(int(settings[2]), 1)
+    gt_inner = gt * settings[SETTING.tolerance_scale]
+    variant, chains = int(settings[SETTING.variant]), max(int(settings[SETTING.chains]), 1)
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
     Q = np.empty((chains, n))  # current point of each chain
@@ -124,8 +130,8 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
         for v in range(n):
             qc[v] = min(max(qc[v] - k * grad[v], lo[v]), hi[v])
     q[:] = best
-    stats[0] = it
-    stats[1] = restarts
+    stats[ITERATIONS] = it
+    stats[RESTARTS] = restarts
     return success
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.layout import unpack
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.solvers.kdl import twist_state
 from bioik.solvers.linalg import damped_step
@@ -29,9 +29,11 @@ from bioik.solvers.lm import RESTART, STOP, next_move
 from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"damping": 1e-4, "stall_ratio": 0.9, "attempt_iterations": 60, "tolerance_scale": 0.5}
+SETTING = slots(DEFAULTS)
 
 
 @njit(**JIT)
@@ -41,9 +43,11 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     settings: damping, stall_ratio, attempt_iterations, tolerance_scale. run/stats: as
     `lm_search`.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gt, vdata, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
@@ -54,8 +58,9 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
-    lam, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
-    gt_inner = gt * settings[3]
+    lam, stall_ratio = settings[SETTING.damping], settings[SETTING.stall_ratio]
+    attempt_max = int(settings[SETTING.attempt_iterations])
+    gt_inner = gt * settings[SETTING.tolerance_scale]
 
     qc = q.copy()
     best = q.copy()
@@ -95,8 +100,8 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
             qc[i] = min(max(qc[i] + dq[i], lo[i]), hi[i])
         attempt += 1
     q[:] = best
-    stats[0] = it
-    stats[1] = restarts
+    stats[ITERATIONS] = it
+    stats[RESTARTS] = restarts
     return success
 
 

@@ -15,16 +15,18 @@ from numba import njit
 
 from bioik.goals.acceptance import goal_errors
 from bioik.goals.base import ORIENTATION, POSE, POSITION
-from bioik.goals.kernels import SECONDARY
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import KIND, OUT1, SECONDARY
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 DEFAULTS = {"attempt_iterations": 100, "min_step": 1e-3, "tolerance_scale": 0.5}
+SETTING = slots(DEFAULTS)
 
 
 @njit(**JIT)
@@ -33,10 +35,10 @@ def twist_errors(gi, gf, frames, J, e, Je):
     rows = 0
     n = J.shape[1]
     for g in range(gi.shape[0]):
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         if gi[g, SECONDARY] or not (kind == POSE or kind == POSITION or kind == ORIENTATION):
             continue
-        o = gi[g, 1]
+        o = gi[g, OUT1]
         f = frames[o]
         p = gf[g]
         if kind != ORIENTATION:
@@ -79,9 +81,11 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
 
     settings: attempt_iterations, min_step, tolerance_scale. run/stats: as `lm_search`.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gt, vdata, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
@@ -89,8 +93,8 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     R = 6 * G
     e = np.empty(R)
     Je = np.empty((R, n))
-    gt_inner = gt * settings[2]
-    attempt_max, min_step = int(settings[0]), settings[1]
+    gt_inner = gt * settings[SETTING.tolerance_scale]
+    attempt_max, min_step = int(settings[SETTING.attempt_iterations]), settings[SETTING.min_step]
 
     qc = q.copy()
     q_prev = q.copy()
@@ -140,8 +144,8 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
             qc[i] = min(max(qc[i] + alpha * step[i], lo[i]), hi[i])
         attempt += 1
     q[:] = best
-    stats[0] = it
-    stats[1] = restarts
+    stats[ITERATIONS] = it
+    stats[RESTARTS] = restarts
     return success
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
-from bioik.goals.kernels import SECONDARY, goal_residual
+from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
 from bioik.kinematics.frames import JIT, KERNEL
 
 
@@ -103,10 +103,10 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, seco
     for g in range(gi.shape[0]):
         if (gi[g, SECONDARY] != 0) != secondary:
             continue
-        kind = gi[g, 0]
+        kind = gi[g, KIND]
         w = gw[g]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
-            o = gi[g, 1]
+            o = gi[g, OUT1]
             base = 6 * o
             if kind != ORIENTATION:
                 for k in range(3):

@@ -17,16 +17,19 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import acceptable_cost, goal_errors
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import SECONDARY, SIZE
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
 from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
+SETTING = slots(DEFAULTS)
 
 
 STEP, RESTART, STOP = 0, 1, 2
@@ -56,22 +59,24 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     run: deadline (monotonic s), iteration budget, RNG seed, acceptance mode, random start.
     stats (out): iterations, restarts.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
     G = gi.shape[0]
     R = 1
     for g in range(G):
-        R += gi[g, 5]
+        R += gi[g, SIZE]
     m = max(R, n)
     e = np.empty(R)
     Je = np.empty((R, n))
     has_secondary = False
     for g in range(G):
-        if gi[g, 3]:
+        if gi[g, SECONDARY]:
             has_secondary = True
     es = np.empty(R if has_secondary else 1)
     Js = np.empty((R if has_secondary else 1, n))
@@ -79,8 +84,9 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
-    gt_inner = gt * settings[3]
-    k_damp, stall_ratio, attempt_max = settings[0], settings[1], int(settings[2])
+    gt_inner = gt * settings[SETTING.tolerance_scale]
+    k_damp, stall_ratio = settings[SETTING.damping], settings[SETTING.stall_ratio]
+    attempt_max = int(settings[SETTING.attempt_iterations])
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
     qc = q.copy()
@@ -123,6 +129,6 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             qc[i] = min(max(x, lo[i]), hi[i])
         attempt += 1
     q[:] = best
-    stats[0] = it
-    stats[1] = restarts
+    stats[ITERATIONS] = it
+    stats[RESTARTS] = restarts
     return success

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.layout import unpack
+from bioik.problem.layout import unpack
 from bioik.kinematics.frames import KERNEL
 from bioik.solvers.linalg import damped_step
 from bioik.solvers.clock import now
@@ -77,11 +77,12 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     at `tolerance_scale` × the tolerances, the iteration budget is spent or the deadline
     (read between attempts) has passed; q ← the best configuration found. Returns 1 if
     the internal test passed, 0 if not, −1 if the seed is not finite (nothing searched)."""
-    parts = unpack(ibuf, fbuf)
-    clipped = query_start(parts, row, q, io)
+    prob = unpack(ibuf, fbuf)
+    clipped = query_start(prob, row, q, io)
     if clipped < 0:
         return -1
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     rng = io[RNG : RNG + 1].view(np.uint64)
     rng[0] = np.uint64(int(io[SEED]))
@@ -112,4 +113,4 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
         restarts += 1
     io[ITERATIONS], io[RESTARTS] = evaluated, restarts
     # found: the attempt's last `met` test ran on q, leaving its exact frame in work
-    return query_finish(parts, q, io, clipped, found, work, found)
+    return query_finish(prob, q, io, clipped, found, work, found)

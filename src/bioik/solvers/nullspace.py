@@ -25,7 +25,8 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import goal_errors
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import SECONDARY, SIZE
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.clock import now
@@ -34,6 +35,7 @@ from bioik.solvers.linalg import stack_residuals
 from bioik.solvers.pose_query import search_query
 from bioik.solvers.rng import random_configuration
 from bioik.solvers.workspace import kinematic_buffers, search_start
+from bioik.solvers.settings import slots
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {
@@ -44,6 +46,7 @@ DEFAULTS = {
     "tolerance_scale": 0.5,
     "centering_steps": 0,
 }
+SETTING = slots(DEFAULTS)
 
 #: Pure J⁺ξ corrections after each refinement step (see `nullspace_search`).
 CORRECTIONS = 3
@@ -81,9 +84,11 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     settings: centering_gain, attempt_iterations, min_step, step_growth, tolerance_scale,
     centering_steps. run/stats: as `lm_search`.
     """
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    deadline, max_iterations, mode = run[0], run[1], int(run[3])
+    deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
@@ -93,15 +98,16 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     Rs = 1
     has_secondary = False
     for g in range(G):
-        if gi[g, 3]:
+        if gi[g, SECONDARY]:
             has_secondary = True
-            Rs += gi[g, 5]
+            Rs += gi[g, SIZE]
     es = np.empty(Rs)
     Js = np.empty((Rs, n))
     centre = 0.5 * (slo + shi)
-    gain, attempt_max, min_step, growth = settings[0], int(settings[1]), settings[2], settings[3]
-    gt_inner = gt * settings[4]
-    centering_steps = int(settings[5])
+    gain, attempt_max = settings[SETTING.centering_gain], int(settings[SETTING.attempt_iterations])
+    min_step, growth = settings[SETTING.min_step], settings[SETTING.step_growth]
+    gt_inner = gt * settings[SETTING.tolerance_scale]
+    centering_steps = int(settings[SETTING.centering_steps])
 
     qc = q.copy()
     q_prev = q.copy()
@@ -179,8 +185,8 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
             else:
                 alpha *= 0.5  # second-order drift broke a goal: a shorter step
     q[:] = best
-    stats[0] = it
-    stats[1] = restarts
+    stats[ITERATIONS] = it
+    stats[RESTARTS] = restarts
     return success
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers.scipy_objective import make_buffers, objective, residuals, restart_search, scipy_bounds, timed
 
 #: Parameters (floats, in this order in the settings vector):

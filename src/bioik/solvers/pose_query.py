@@ -21,7 +21,9 @@ from numba import njit
 from bioik.goals.acceptance import _pose_errors, pose_met
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
-from bioik.goals.layout import unpack
+from bioik.goals.kernels import KIND
+from bioik.problem import layout
+from bioik.problem.layout import BUDGET, DEADLINE, MODE, RANDOM_START, RUN_SLOTS, SEED, unpack  # noqa: F401 — io's first slots
 from bioik.kinematics.fk import _segment
 from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
 from bioik.kinematics.limits import wrap_near
@@ -29,14 +31,14 @@ from bioik.kinematics.limits import wrap_near
 REVOLUTE = 1
 
 #: Layout of the `io` array (one array instead of many arguments: a cheaper compiled call).
-#: In, per query: run arguments (the first five are the `run` array of the general
-#: kernels), the goal's weight and tolerances. Out: counters and the acceptance report
+#: In, per query: run arguments (the slots of the `run` array of the general kernels,
+#: `bioik.problem.layout`), the goal's weight and tolerances. Out: counters and the acceptance report
 #: (`evaluate`'s layout for one goal). Scratch: the random state. Set once per solver: the
 #: number of settings, the settings, the robot's multiturn flags (n), then room for a
 #: `workspace` (scratch), so that an `lm` query allocates nothing.
-DEADLINE, BUDGET, SEED, MODE, RANDOM_START, WEIGHT, POSITION_TOL, ROTATION_TOL = range(8)
-ITERATIONS, RESTARTS, CLIPPED = 8, 9, 10
-REPORT = 11
+WEIGHT, POSITION_TOL, ROTATION_TOL = range(RUN_SLOTS, RUN_SLOTS + 3)
+ITERATIONS, RESTARTS, CLIPPED = range(ROTATION_TOL + 1, ROTATION_TOL + 4)
+REPORT = CLIPPED + 1
 RNG = REPORT + 6  # the search's random state (a uint64 view: no allocation per query)
 N_SETTINGS = RNG + 1
 SETTINGS = N_SETTINGS + 1
@@ -50,12 +52,12 @@ def new_io(settings: np.ndarray, multiturn: np.ndarray, segments: int) -> np.nda
 
 
 @njit(inline="always", **JIT)
-def query_start(parts, row, q, io):
-    """parts: the problem buffers' views (`unpack`, taken once per query: it costs more
+def query_start(prob, row, q, io):
+    """prob: the problem buffers' views (`unpack`, taken once per query: it costs more
     than a pose solve's FK). Store the goal's row, weight and tolerances into the problem buffers; unless
     io[RANDOM_START], check the seed q (−1: not finite), clip it into the limits (1 if it
     was outside, else 0) and make it the reference of the turn wrapping."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    gf, gw, gt, vdata, bounds = prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     for i in range(row.shape[0]):  # element loop: a slice assignment needs reference counting
         gf[0, i] = row[i]
     gw[0], gt[0, 0], gt[0, 1] = io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL]
@@ -78,24 +80,25 @@ def search_query(ibuf, fbuf, row, q, io, search, extra):
     """A general compiled search `search(ibuf, fbuf, q, settings, run, stats, *extra)` as a
     whole query: the run arguments are io's first five slots and the settings io's. Each
     solver's query kernel calls this with its own search (a compile-time constant)."""
-    parts = unpack(ibuf, fbuf)
-    clipped = query_start(parts, row, q, io)
+    prob = unpack(ibuf, fbuf)
+    clipped = query_start(prob, row, q, io)
     if clipped < 0:
         return -1
-    stats = np.zeros(2, dtype=np.int64)
-    found = search(ibuf, fbuf, q, io[SETTINGS : multiturn_start(io)], io[:5], stats, *extra)
-    io[ITERATIONS], io[RESTARTS] = stats[0], stats[1]
-    return query_finish(parts, q, io, clipped, found, io_workspace(io, parts[0], q.shape[0]), False)
+    stats = np.zeros(layout.STATS_SLOTS, dtype=np.int64)
+    found = search(ibuf, fbuf, q, io[SETTINGS : multiturn_start(io)], io[:RUN_SLOTS], stats, *extra)
+    io[ITERATIONS], io[RESTARTS] = stats[layout.ITERATIONS], stats[layout.RESTARTS]
+    return query_finish(prob, q, io, clipped, found, io_workspace(io, prob.seg_i, q.shape[0]), False)
 
 
 @njit(inline="always", **JIT)
-def query_finish(parts, q, io, clipped, found, work, frame_at_q):
+def query_finish(prob, q, io, clipped, found, work, frame_at_q):
     """Wrap q to the turn nearest the reference, then the exact acceptance test at q (FK,
     then `pose_met`, the test `evaluate` applies) into io[REPORT:]; the clip flag into io.
     work: a `workspace`; frame_at_q: its `frame` holds the exact FK of q already (as `met`
     left it), so unless the wrapping moved q the FK is not computed again. Returns 1 if
     the search's own test passed (found), else 0."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = parts
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
     n = q.shape[0]
     t = multiturn_start(io)
     moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[t : t + n])
@@ -241,7 +244,7 @@ def jacobian(seg_i, seg_f, seg, tip, px, py, pz, has_p, has_r, wp, wr, r0, Je):
 def goal_rows(gi, gf, gw):
     """(kind, has_p, has_r, wp, wr, r0, R) of goal 0: which residual rows it has, their
     weights, the first rotation row and the number of reduced rows."""
-    kind = gi[0, 0]
+    kind = gi[0, KIND]
     w = gw[0]
     has_p, has_r = kind != ORIENTATION, kind != POSITION
     wr = w * (gf[0, 7] if kind == POSE else 1.0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from scipy.optimize import minimize
 
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.solvers.scipy_objective import FD_STEP, make_buffers, objective, restart_search, scipy_bounds
 
 __all__ = ["FD_STEP", "objective", "python_goal_search"]

@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from bioik.goals.problem import Problem
+from bioik.problem import Problem
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.solvers import bio1, bio2, gd, jac, kdl, lm, lm_pose, nullspace, optlib, relaxed, trac
 from bioik.solvers.bio2_lbfgs import bio2_lbfgs_search
 from bioik.solvers.python_goals import python_goal_search
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ def _compiled(kernel, *extra):
 
     def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
         run, stats = problem.run, problem.stats
-        run[0], run[1], run[2], run[3], run[4] = deadline, budget, seed, mode, random_start
+        run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = deadline, budget, seed, mode, random_start
         found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats, *extra)
-        return found, int(stats[0]), int(stats[1])
+        return found, int(stats[ITERATIONS]), int(stats[RESTARTS])
 
     return search
 

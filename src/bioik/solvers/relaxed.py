@@ -50,8 +50,9 @@ from numba import njit
 from scipy.optimize import minimize
 
 from bioik.goals.base import AVOID_JOINT_LIMITS, ORIENTATION, POSE, POSITION
-from bioik.goals.layout import unpack
-from bioik.goals.problem import Problem
+from bioik.goals.kernels import KIND, OUT1
+from bioik.problem.layout import unpack
+from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset, swamp, swamp_derivative
@@ -159,13 +160,15 @@ def pose_groove_objective(ibuf, fbuf, q, seg, frames, J, W, c, r, g, grad):
     """The objective of `RelaxedObjective` for pose-type goals only, compiled: W[k] =
     (position weight, rotation weight) of goal k (0: term left out). Returns its value;
     its gradient goes to grad."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf = prob.gi, prob.gf
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     n = q.shape[0]
     grad[:] = 0.0
     value = 0.0
     for k in range(gi.shape[0]):
-        kind, o = gi[k, 0], gi[k, 1]
+        kind, o = gi[k, KIND], gi[k, OUT1]
         row = 6 * o
         if kind != ORIENTATION and W[k, 0] > 0.0:
             ex, ey, ez = frames[o, 0] - gf[k, 0], frames[o, 1] - gf[k, 1], frames[o, 2] - gf[k, 2]

@@ -18,9 +18,9 @@ from numba import njit
 from threadpoolctl import ThreadpoolController
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import MAX_LINK_ROWS, goal_residual
-from bioik.goals.layout import unpack
-from bioik.goals.problem import Problem
+from bioik.goals.kernels import KIND, MAX_LINK_ROWS, OUT1, goal_residual
+from bioik.problem.layout import unpack
+from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.linalg import stack_residuals
@@ -41,7 +41,9 @@ def make_buffers(problem: Problem) -> tuple:
 
 def kinematics(q: np.ndarray, problem: Problem, buffers: tuple):
     """FK and link Jacobians at q into the buffers; returns the unpacked problem views."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(problem.ibuf, problem.fbuf)
+    prob = unpack(problem.ibuf, problem.fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
     seg, frames, J = buffers[0], buffers[1], buffers[2]
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     return gi, gf, gw, vdata
@@ -65,11 +67,11 @@ def goal_blocks(q: np.ndarray, problem: Problem, buffers: tuple):
     _, frames, J, r, Jr, scratch, e, Je = buffers
     out = []
     for g in range(gi.shape[0]):
-        kind = int(gi[g, 0])
+        kind = int(gi[g, KIND])
         if kind == PYTHON:
             continue
         if kind in (POSITION, ORIENTATION, POSE):
-            o = int(gi[g, 1])
+            o = int(gi[g, OUT1])
             Jv, Jw = J[6 * o : 6 * o + 3], J[6 * o + 3 : 6 * o + 6]
             parts_r, parts_J = [], []
             if kind != ORIENTATION:
@@ -113,7 +115,9 @@ def compiled_cost(ibuf, fbuf, q, seg, frames, J, r, Jr, scratch, e, Je, grad):
     """Σ ‖w·r‖² over the compiled goals at q, primary plus secondary, with its exact
     gradient into grad — in one compiled call (a tenth of the cost of the same sum
     assembled from Python, which matters at millisecond timeouts)."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(ibuf, fbuf)
+    prob = unpack(ibuf, fbuf)
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     n = q.shape[0]
     grad[:] = 0.0

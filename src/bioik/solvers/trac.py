@@ -46,15 +46,16 @@ from scipy.optimize import minimize
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
-from bioik.goals.kernels import SECONDARY
-from bioik.goals.layout import unpack
-from bioik.goals.problem import Problem
+from bioik.goals.kernels import KIND, OUT1, SECONDARY
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, unpack
+from bioik.problem import Problem
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.kinematics.limits import wrap_near
 from bioik.solvers import kdl
 from bioik.solvers.scipy_objective import compiled_cost, make_buffers, scipy_bounds, single_threaded_blas
+from bioik.solvers.settings import slots
 
-#: kdl's parameters first (passed to its kernel as settings[:3]), then the race's.
+#: kdl's parameters first (passed to its kernel as they are), then the race's.
 DEFAULTS = {
     **kdl.DEFAULTS,
     "kdl_slice": 50,  # kdl iterations per turn (≈ the time of one scipy SLSQP iteration here)
@@ -63,6 +64,8 @@ DEFAULTS = {
 }
 
 SPEED, DISTANCE, MANIP1, MANIP2 = 0, 1, 2, 3
+#: Positions in the settings: the parameters, then the registry's mode.
+SETTING = slots(DEFAULTS, "mode")
 MODE_NAMES = {SPEED: "speed", DISTANCE: "distance", MANIP1: "manip1", MANIP2: "manip2"}
 
 
@@ -100,13 +103,14 @@ def condition_number(J: np.ndarray) -> float:
 
 def goal_jacobian(problem: Problem, q: np.ndarray, buffers: tuple) -> np.ndarray:
     """The 6×n Jacobians of the links of the primary pose-type goals at q, stacked."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds = unpack(problem.ibuf, problem.fbuf)
+    prob = unpack(problem.ibuf, problem.fbuf)
+    seg_i, seg_f, out_seg, out_tf, gi = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf, prob.gi
     seg, frames, J = buffers[0], buffers[1], buffers[2]
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     links = []
     for g in range(gi.shape[0]):
-        o = int(gi[g, 1])
-        if not gi[g, SECONDARY] and gi[g, 0] in (POSE, POSITION, ORIENTATION) and o not in links:
+        o = int(gi[g, OUT1])
+        if not gi[g, SECONDARY] and gi[g, KIND] in (POSE, POSITION, ORIENTATION) and o not in links:
             links.append(o)
     return np.vstack([J[6 * o : 6 * o + 6] for o in links])
 
@@ -118,12 +122,12 @@ class _Race:
         robot = problem.robot
         self.problem, self.robot = problem, robot
         self.deadline, self.budget, self.accept_mode = deadline, budget, accept_mode
-        self.kdl_settings = np.ascontiguousarray(settings[:3])
-        self.attempt_iterations = max(1, int(settings[0]))
-        self.kdl_slice = max(1, int(settings[3]))
-        self.sqp_slice = max(1, int(settings[4]))
-        self.sqp_attempt = max(1, int(settings[5]))
-        self.trac_mode = int(settings[6])
+        self.kdl_settings = np.ascontiguousarray(settings[: len(kdl.DEFAULTS)])
+        self.attempt_iterations = max(1, int(settings[SETTING.attempt_iterations]))
+        self.kdl_slice = max(1, int(settings[SETTING.kdl_slice]))
+        self.sqp_slice = max(1, int(settings[SETTING.sqp_slice]))
+        self.sqp_attempt = max(1, int(settings[SETTING.sqp_attempt_iterations]))
+        self.trac_mode = int(settings[SETTING.mode])
         self.seed = int(seed)
         self.kdl_turns = 0
         self._rng: np.random.Generator | None = None
@@ -199,10 +203,10 @@ class _Race:
         budget = min(slice_ or self.kdl_slice, self.attempt_iterations - self.kdl_attempt, self.budget - self.iterations)
         p = self.problem
         run, stats = p.run, p.stats
-        run[0], run[1], run[2], run[3], run[4] = self.deadline, budget, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random
+        run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = self.deadline, budget, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random
         self.kdl_turns += 1
         kdl.kdl_search(p.ibuf, p.fbuf, self.kdl_q, self.kdl_settings, run, stats)
-        its, inner_restarts = int(stats[0]), int(stats[1])
+        its, inner_restarts = int(stats[ITERATIONS]), int(stats[RESTARTS])
         self.iterations += max(its, 1)
         self.restarts += inner_restarts
         self.kdl_attempt += max(its, 1)

@@ -8,15 +8,16 @@ from numba import njit
 from bioik.goals.kernels import MAX_LINK_ROWS
 from bioik.kinematics.frames import JIT
 from bioik.solvers.rng import random_configuration
+from bioik.problem.layout import RANDOM_START, SEED
 
 
 @njit(**JIT)
 def search_start(run, slo, shi, q):
-    """The search's RNG state (seed run[2]); q is redrawn uniformly if run[4] asks for a
+    """The search's RNG state (seed run[SEED]); q is redrawn uniformly if run[RANDOM_START] asks for a
     random start."""
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(int(run[2]))
-    if run[4] > 0.0:
+    rng[0] = np.uint64(int(run[SEED]))
+    if run[RANDOM_START] > 0.0:
         random_configuration(rng, slo, shi, q)
     return rng
 

@@ -2,7 +2,7 @@
 
 The layout (links read, goal kinds, residual rows) depends only on the goal *structure*;
 `update` refreshes goal parameters, tolerances and the seed in place, so repeated solves
-with the same structure skip all preparation. See `bioik.goals.layout` for the buffers.
+with the same structure skip all preparation. See `bioik.problem.layout` for the buffers.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bioik.goals.acceptance import MODES, evaluate
+from bioik.goals.acceptance import MODES
 from bioik.goals.base import FIRST_JOINT_KIND, JOINT_VARIABLE, N_PARAMS, ORIENTATION, POSE, POSITION, PYTHON, Goal
 from bioik.goals.joints import REFERENCE, joint_data
-from bioik.goals.layout import sizes, views
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.robot import Robot
+from bioik.problem.acceptance import evaluate
+from bioik.problem.layout import RUN_SLOTS, STATS_SLOTS, sizes, views
 
 
 def structure_key(goals: Sequence[Goal]) -> tuple:
@@ -73,8 +74,8 @@ class Problem:
         self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)
         self.report = np.zeros(3 + 3 * G)
         #: Per-search arguments and counters handed to the kernels (reused, not reallocated).
-        self.run = np.zeros(5)
-        self.stats = np.zeros(2, dtype=np.int64)
+        self.run = np.zeros(RUN_SLOTS)
+        self.stats = np.zeros(STATS_SLOTS, dtype=np.int64)
         #: One primary pose, position or orientation goal and nothing else: the case that
         #: single-goal fast paths (`bioik.solvers.lm_pose`) take.
         self.single_pose = G == 1 and goals[0].kind in (POSE, POSITION, ORIENTATION) and not goals[0].is_secondary
