@@ -1,7 +1,7 @@
 """`bio1`: the Hybrid Genetic Swarm Algorithm [S 4.3, Fig. 4.2].
 
 Each operator is checked against its formula, mostly by replaying the same random draws
-in Python (a copy of the SplitMix64 state, `bioik.solvers.rng.uniform`) and comparing
+in Python (a copy of the SplitMix64 state, `bioik.solvers.core.rng.uniform`) and comparing
 with the compiled operator; then the whole search on FK targets (ur5, panda), honest
 failure on an unreachable target, limits and reproducibility.
 """
@@ -12,8 +12,8 @@ import pytest
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved
 from bioik.problem import Problem
-from bioik.solvers import bio1
-from bioik.solvers.rng import uniform
+from bioik.solvers.evolutionary import bio1
+from bioik.solvers.core.rng import uniform
 
 
 def state(seed=123):

@@ -11,7 +11,7 @@ from bioik.problem import Problem
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import qmul
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers import bio2
+from bioik.solvers.evolutionary import bio2
 
 P, C = 2, 16
 

@@ -11,7 +11,7 @@ from baseline_helpers import check_unreachable, check_within_limits, count_solve
 
 import bioik
 from bioik.problem import Problem
-from bioik.solvers import bio2_lbfgs
+from bioik.solvers.scipy import bio2_lbfgs
 from bioik.solvers.registry import SOLVERS
 
 NAME = "bio2_memetic_lbfgs"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bioik.solvers.groove import (POSE_GROOVE, SWAMP, groove, groove_derivative, groove_derivative_over_offset, swamp,
+from bioik.solvers.scipy.groove import (POSE_GROOVE, SWAMP, groove, groove_derivative, groove_derivative_over_offset, swamp,
                                   swamp_b, swamp_derivative)
 
 X = np.linspace(-0.7, 0.9, 33)

@@ -7,7 +7,7 @@ import bioik
 from bioik.goals.kernels import goal_residual
 from bioik.problem.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.linalg import cholesky_solve, damped_step, null_space_scratch, null_space_step, stack_residuals
+from bioik.solvers.core.linalg import cholesky_solve, damped_step, null_space_scratch, null_space_step, stack_residuals
 
 
 def test_cholesky_solve_matches_numpy(rng):

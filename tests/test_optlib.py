@@ -15,7 +15,7 @@ import pytest
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved
 from bioik.problem import Problem
-from bioik.solvers import optlib
+from bioik.solvers.scipy import optlib
 
 CASES = [  # solver, budget, at least (ur5, panda)
     ("optlib_bfgs", 1000, (7, 7)),

@@ -11,8 +11,8 @@ import pytest
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved, fk_targets
 from bioik.problem import Problem
-from bioik.solvers import relaxed
-from bioik.solvers.groove import SWAMP, groove, swamp
+from bioik.solvers.scipy import relaxed
+from bioik.solvers.scipy.groove import SWAMP, groove, swamp
 
 
 @pytest.mark.parametrize("robot_name", ["ur5", "panda"])
@@ -119,7 +119,7 @@ def test_reproducible_and_rejection_sampling():
 @pytest.mark.parametrize("primary_only", [False, True])
 def test_compiled_pose_objective_equals_the_python_one(primary_only):
     from bioik.problem import Problem
-    from bioik.solvers.relaxed import DEFAULTS, CompiledPoseObjective, RelaxedObjective, objective_for
+    from bioik.solvers.scipy.relaxed import DEFAULTS, CompiledPoseObjective, RelaxedObjective, objective_for
 
     robot = bioik.load_robot("panda")
     rng = np.random.default_rng(4)

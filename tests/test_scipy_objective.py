@@ -5,7 +5,7 @@ import pytest
 
 import bioik
 from bioik.problem import Problem
-from bioik.solvers.scipy_objective import compiled_cost, make_buffers, objective, residuals
+from bioik.solvers.scipy.objective import compiled_cost, make_buffers, objective, residuals
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pytest
 
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved, fk_targets
-from bioik.solvers.trac import condition_number, manipulability
+from bioik.solvers.scipy.trac import condition_number, manipulability
 
 
 @pytest.mark.parametrize("robot_name", ["ur5", "panda"])

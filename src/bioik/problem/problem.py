@@ -77,7 +77,7 @@ class Problem:
         self.run = np.zeros(RUN_SLOTS)
         self.stats = np.zeros(STATS_SLOTS, dtype=np.int64)
         #: One primary pose, position or orientation goal and nothing else: the case that
-        #: single-goal fast paths (`bioik.solvers.lm_pose`) take.
+        #: single-goal fast paths (`bioik.solvers.local.lm_pose`) take.
         self.single_pose = G == 1 and goals[0].kind in (POSE, POSITION, ORIENTATION) and not goals[0].is_secondary
         self.goals: list[Goal] = list(goals)
         self._gf_rows = list(self.gf)

@@ -27,7 +27,7 @@ from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
-from bioik.solvers.pose_query import new_io
+from bioik.solvers.core.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
 
 #: Goal types whose structure is fixed by (type, link, secondary) alone.
@@ -101,7 +101,7 @@ class _Workspace:
     def __init__(self, solver: Solver):
         self.solver = solver
         robot = solver.robot
-        # arguments and results of the single-pose kernel (see `bioik.solvers.pose_query`)
+        # arguments and results of the single-pose kernel (see `bioik.solvers.core.pose_query`)
         self.io = new_io(solver.settings, robot.multiturn, robot.program.n_segments)
         self.io_bytes = memoryview(self.io).cast("B")  # struct packs 8 slots in one call
         self.problems: dict[tuple, Problem] = {}

@@ -64,11 +64,12 @@ from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, u
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.pose_query import search_query
-from bioik.solvers.rng import random_configuration, uniform
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.pose_query import search_query
+from bioik.solvers.core.rng import random_configuration, uniform
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import Family, compiled
 
 #: Parameters [S 5.3]: population size ψ and number of elites κ.
 DEFAULTS = {"population": 12, "elites": 4}
@@ -481,5 +482,11 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
 
 @njit(**JIT)
 def bio1_pose_query(ibuf, fbuf, row, q, io):
-    """`bio1_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`bio1_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, bio1_search, ())
+
+
+FAMILIES = (
+    Family("bio1", DEFAULTS, compiled(bio1_search), single_pose=bio1_pose_query,
+           description="BioIK 1: Hybrid Genetic Swarm Algorithm, exact FK [S 4.3]"),
+)

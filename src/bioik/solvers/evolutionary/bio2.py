@@ -50,12 +50,13 @@ from bioik.goals.pose import pose_weights
 from bioik.kinematics.frames import JIT, KERNEL, qmul
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
-from bioik.solvers.lm_pose import pose_attempt
-from bioik.solvers.pose_query import search_query, workspace, workspace_size
-from bioik.solvers.rng import next_u64, randint, random_configuration, uniform
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
+from bioik.solvers.local.lm_pose import pose_attempt
+from bioik.solvers.core.pose_query import search_query, workspace, workspace_size
+from bioik.solvers.core.rng import next_u64, randint, random_configuration, uniform
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import Family, compiled
 
 #: Memetic variants.
 NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
@@ -943,5 +944,18 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, population, step_wor
 
 @njit(**JIT)
 def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
-    """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, bio2_search, (normals,))
+
+
+_search = compiled(bio2_search, NORMALS)
+FAMILIES = (
+    Family("bio2", DEFAULTS, _search, fixed=(NONE,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2 evolution without memetics"),
+    Family("bio2_memetic", DEFAULTS, _search, fixed=(QUADRATIC,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2, quadratic memetics (faithful)"),
+    Family("bio2_memetic_l", DEFAULTS, _search, fixed=(LINEAR,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2, linear memetics"),
+    Family("bio2_lm", LM_DEFAULTS, _search, fixed=(LM,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+)

@@ -36,7 +36,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from bioik.problem import Problem
-from bioik.solvers.scipy_objective import make_buffers, objective, residuals, restart_search, scipy_bounds, timed
+from bioik.solvers.scipy.objective import make_buffers, objective, residuals, restart_search, scipy_bounds, timed
+from bioik.solvers.core.family import Family
 
 #: Parameters (floats, in this order in the settings vector):
 #: max_iterations_per_run — iteration cap of one run;
@@ -143,3 +144,10 @@ def make_search(method: str):
 
     search.__name__ = f"optlib_{method}_search"
     return search
+
+
+FAMILIES = tuple(
+    Family(f"optlib_{m}", NM_DEFAULTS if m == "nelder_mead" else DEFAULTS, make_search(m),
+           description=f"scipy {LABELS[m]} on the IK cost, random restarts [R 3.5.3, E Table 3.1]")
+    for m in METHODS
+)

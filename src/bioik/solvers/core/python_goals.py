@@ -6,7 +6,7 @@ comes exact from their residual Jacobians (Jᵀe), the Python goals' by central 
 and scipy's L-BFGS-B respects the joint limits. Random restarts until the deadline or the
 iteration budget; each local result is checked with the one acceptance test
 (`Problem.accept`, exact FK), so success means the same as for every other solver.
-The shared pieces (buffers, objective, restart loop) are in `bioik.solvers.scipy_objective`.
+The shared pieces (buffers, objective, restart loop) are in `bioik.solvers.scipy.objective`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from scipy.optimize import minimize
 
 from bioik.problem import Problem
-from bioik.solvers.scipy_objective import FD_STEP, make_buffers, objective, restart_search, scipy_bounds
+from bioik.solvers.scipy.objective import FD_STEP, make_buffers, objective, restart_search, scipy_bounds
 
 __all__ = ["FD_STEP", "objective", "python_goal_search"]
 

@@ -1,5 +1,5 @@
 """`lm` for one pose, position or orientation goal, as a whole-query kernel
-(`bioik.solvers.pose_query`), and the same LM attempt as `bio2_lm`'s memetic step.
+(`bioik.solvers.core.pose_query`), and the same LM attempt as `bio2_lm`'s memetic step.
 
 The same search as `lm_search` — same parameters, damping λ = k·E with every step
 accepted, clamping to the limits, restarts on stalls, the same internal acceptance
@@ -15,13 +15,13 @@ from numba import njit
 
 from bioik.problem.layout import unpack
 from bioik.kinematics.frames import KERNEL
-from bioik.solvers.linalg import damped_step
-from bioik.solvers.clock import now
-from bioik.solvers.pose_query import (
+from bioik.solvers.core.linalg import damped_step
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.pose_query import (
     BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, RNG, SEED, SETTINGS,
     goal_rows, io_workspace, jacobian, met, query_finish, query_start, residual, tip_frame,
 )
-from bioik.solvers.rng import random_configuration
+from bioik.solvers.core.rng import random_configuration
 
 
 @njit(**KERNEL)

@@ -23,7 +23,7 @@ from bioik.problem.layout import unpack
 from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.linalg import stack_residuals
+from bioik.solvers.core.linalg import stack_residuals
 
 #: Central-difference step for the gradient of user callables.
 FD_STEP = 1e-7

@@ -7,7 +7,7 @@ from numba import njit
 
 from bioik.goals.kernels import MAX_LINK_ROWS
 from bioik.kinematics.frames import JIT
-from bioik.solvers.rng import random_configuration
+from bioik.solvers.core.rng import random_configuration
 from bioik.problem.layout import RANDOM_START, SEED
 
 

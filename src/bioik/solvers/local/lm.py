@@ -21,11 +21,13 @@ from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
-from bioik.solvers.rng import random_configuration
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
+from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import Family, compiled
+from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
@@ -132,3 +134,9 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     stats[ITERATIONS] = it
     stats[RESTARTS] = restarts
     return success
+
+
+FAMILIES = (
+    Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search,
+           description="Levenberg–Marquardt with random restarts (compiled)"),
+)

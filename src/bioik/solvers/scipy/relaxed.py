@@ -1,7 +1,7 @@
 """`relaxed`: a RelaxedIK-style optimiser [E 3.1.6, 7.2].
 
 The objective is a weighted sum of objectives, each a scalar error passed through the
-groove loss (`bioik.solvers.groove`, parameters of RelaxedIK's pose objectives: s = 0,
+groove loss (`bioik.solvers.scipy.groove`, parameters of RelaxedIK's pose objectives: s = 0,
 c = 0.1, n = 1, r = 10, g = 2) — or through the swamp loss for a ranged objective — and it is
 minimised with scipy's SLSQP under the joint-limit bounds, as RelaxedIK does [E 3.1.6]:
 
@@ -55,8 +55,9 @@ from bioik.problem.layout import unpack
 from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset, swamp, swamp_derivative
-from bioik.solvers.scipy_objective import goal_blocks, make_buffers, restart_search, scipy_bounds, timed
+from bioik.solvers.scipy.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset, swamp, swamp_derivative
+from bioik.solvers.scipy.objective import goal_blocks, make_buffers, restart_search, scipy_bounds, timed
+from bioik.solvers.core.family import Family
 
 #: Parameters (floats, in this order in the settings vector):
 #: max_iterations_per_run — SLSQP iteration cap of one run;
@@ -246,3 +247,9 @@ def relaxed_search(problem: Problem, q, deadline, budget, seed, mode, settings, 
         return x, value, its
 
     return restart_search(problem, q, deadline, budget, seed, mode, random_start, run)
+
+
+FAMILIES = (
+    Family("relaxed", DEFAULTS, relaxed_search,
+           description="RelaxedIK-style: SLSQP on a weighted sum of groove/swamp losses, restarts [E 3.1.6, 7.2]"),
+)

@@ -42,12 +42,13 @@ from bioik.goals.kernels import SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.linalg import stack_residuals
-from bioik.solvers.pose_query import search_query
-from bioik.solvers.rng import random_configuration
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.linalg import stack_residuals
+from bioik.solvers.core.pose_query import search_query
+from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import Family, compiled
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"tolerance_scale": 0.5}
@@ -137,5 +138,18 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
 
 @njit(**JIT)
 def gd_pose_query(ibuf, fbuf, row, q, io):
-    """`gd_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`gd_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, gd_search, ())
+
+
+_search = compiled(gd_search)
+FAMILIES = (
+    Family("gd", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(REJECT, 1),
+           description="gradient descent, rejects cost increases, no resets [R 3.5.2]"),
+    Family("gd_r", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(RESET, 1),
+           description="gradient descent with random resets [R 3.5.2]"),
+    Family("gd_c", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(CONTINUE, 1),
+           description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
+    Family("gd_c_4", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(CONTINUE, 4),
+           description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
+)

@@ -29,13 +29,14 @@ from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.kdl import twist_errors, twist_state
-from bioik.solvers.linalg import stack_residuals
-from bioik.solvers.pose_query import search_query
-from bioik.solvers.rng import random_configuration
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.local.kdl import twist_errors, twist_state
+from bioik.solvers.core.linalg import stack_residuals
+from bioik.solvers.core.pose_query import search_query
+from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import POSE_KINDS, Family, compiled
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {
@@ -192,5 +193,11 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
 
 @njit(**JIT)
 def nullspace_pose_query(ibuf, fbuf, row, q, io):
-    """`nullspace_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`nullspace_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, nullspace_search, ())
+
+
+FAMILIES = (
+    Family("nullspace", DEFAULTS, compiled(nullspace_search), kinds=POSE_KINDS, any_secondary=True, single_pose=nullspace_pose_query,
+           description="pseudo-inverse with joint centring (or secondary goals) in the null space [L]"),
+)

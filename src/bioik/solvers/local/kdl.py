@@ -19,11 +19,12 @@ from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.clock import now
-from bioik.solvers.pose_query import search_query
-from bioik.solvers.rng import random_configuration
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.pose_query import search_query
+from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import POSE_KINDS, Family, compiled
 
 DEFAULTS = {"attempt_iterations": 100, "min_step": 1e-3, "tolerance_scale": 0.5}
 SETTING = slots(DEFAULTS)
@@ -151,5 +152,11 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
 
 @njit(**JIT)
 def kdl_pose_query(ibuf, fbuf, row, q, io):
-    """`kdl_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`kdl_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, kdl_search, ())
+
+
+FAMILIES = (
+    Family("kdl", DEFAULTS, compiled(kdl_search), kinds=POSE_KINDS, single_pose=kdl_pose_query,
+           description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
+)

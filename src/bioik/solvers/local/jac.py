@@ -23,13 +23,14 @@ from numba import njit
 
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
-from bioik.solvers.kdl import twist_state
-from bioik.solvers.linalg import damped_step
-from bioik.solvers.lm import RESTART, STOP, next_move
-from bioik.solvers.pose_query import search_query
-from bioik.solvers.rng import random_configuration
-from bioik.solvers.workspace import kinematic_buffers, search_start
-from bioik.solvers.settings import slots
+from bioik.solvers.local.kdl import twist_state
+from bioik.solvers.core.linalg import damped_step
+from bioik.solvers.local.lm import RESTART, STOP, next_move
+from bioik.solvers.core.pose_query import search_query
+from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.workspace import kinematic_buffers, search_start
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import POSE_KINDS, Family, compiled
 
 #: Tunable parameters and their defaults.
 DEFAULTS = {"damping": 1e-4, "stall_ratio": 0.9, "attempt_iterations": 60, "tolerance_scale": 0.5}
@@ -107,5 +108,11 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
 
 @njit(**JIT)
 def jac_pose_query(ibuf, fbuf, row, q, io):
-    """`jac_search` as a whole query for one pose-type goal (`bioik.solvers.pose_query`)."""
+    """`jac_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
     return search_query(ibuf, fbuf, row, q, io, jac_search, ())
+
+
+FAMILIES = (
+    Family("jac", DEFAULTS, compiled(jac_search), kinds=POSE_KINDS, single_pose=jac_pose_query,
+           description="multi-goal damped pseudo-inverse Jacobian, restarts [R 3.5.1]"),
+)

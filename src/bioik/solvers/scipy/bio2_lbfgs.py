@@ -4,7 +4,7 @@
 CppNumericalSolvers library, [R 3.5.3]); [E 3.1, Table 3.1] keeps it as a bio2 mode
 ("a numerical solver (L-BFGS, as in the original BioIK algorithm)"). Here it is scipy's
 L-BFGS-B, which compiled code cannot call, so this search is a Python driver around two
-small kernels built from `bioik.solvers.bio2`'s pieces:
+small kernels built from `bioik.solvers.evolutionary.bio2`'s pieces:
 
   * `evolve_island` — steps 1 and 2 of `bio2.bio2_search` for every species of one island:
     exact FK at the species' best (the acceptance test runs there), re-scoring of the
@@ -46,10 +46,11 @@ from bioik.problem.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.bio2 import NORMALS, SETTING, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
-from bioik.solvers.linalg import stack_residuals
-from bioik.solvers.rng import random_configuration, uniform
-from bioik.solvers.scipy_objective import make_buffers, single_threaded_blas
+from bioik.solvers.evolutionary.bio2 import DEFAULTS, NORMALS, SETTING, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
+from bioik.solvers.core.linalg import stack_residuals
+from bioik.solvers.core.rng import random_configuration, uniform
+from bioik.solvers.scipy.objective import make_buffers, single_threaded_blas
+from bioik.solvers.core.family import Family
 
 
 #: L-BFGS-B stopping tolerances: effectively off, so `memetic_opt_gens` bounds the run.
@@ -235,3 +236,6 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
             break
     q[:] = best
     return success, steps, wipeouts
+
+
+FAMILIES = (Family("bio2_memetic_lbfgs", DEFAULTS, bio2_lbfgs_search, description="BioIK 2, L-BFGS-B memetics (scipy)"),)

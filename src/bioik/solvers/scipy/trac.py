@@ -51,9 +51,10 @@ from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_STAR
 from bioik.problem import Problem
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.kinematics.limits import wrap_near
-from bioik.solvers import kdl
-from bioik.solvers.scipy_objective import compiled_cost, make_buffers, scipy_bounds, single_threaded_blas
-from bioik.solvers.settings import slots
+from bioik.solvers.local import kdl
+from bioik.solvers.scipy.objective import compiled_cost, make_buffers, scipy_bounds, single_threaded_blas
+from bioik.solvers.core.settings import slots
+from bioik.solvers.core.family import POSE_KINDS, Family
 
 #: kdl's parameters first (passed to its kernel as they are), then the race's.
 DEFAULTS = {
@@ -286,3 +287,15 @@ def trac_search(problem: Problem, q, deadline, budget, seed, mode, settings, ran
         return True, race.iterations, race.restarts
     q[:] = race.best
     return False, race.iterations, race.restarts
+
+
+FAMILIES = (
+    Family("trac", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(SPEED,),
+           description="TRAC-IK-style race of kdl and SLSQP, first valid wins (speed mode) [E 3.1.2]"),
+    Family("trac_distance", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(DISTANCE,),
+           description="TRAC-IK race, distance mode: the solution nearest the seed [E 3.1.2]"),
+    Family("trac_manip1", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(MANIP1,),
+           description="TRAC-IK race, manip1 mode: maximal sqrt(det(J Jᵀ)) [E 3.1.2]"),
+    Family("trac_manip2", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(MANIP2,),
+           description="TRAC-IK race, manip2 mode: minimal condition number of J [E 3.1.2]"),
+)

@@ -1,0 +1,81 @@
+"""`Family`: a named solver — its parameters, the goals it accepts and its search — as each
+solver module declares it beside its code (`FAMILIES`); `bioik.solvers.registry` collects them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
+from bioik.problem import Problem
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
+from bioik.solvers.core.python_goals import python_goal_search
+
+#: The goal kinds of solvers that handle only pose-type goals.
+POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named solver: default parameters, what it accepts, and its search.
+
+    search(problem, q, deadline, budget, seed, mode, settings, random_start) →
+    (found, iterations, restarts) searches from q (or from a random configuration if
+    random_start), leaving the best configuration in q.
+    """
+
+    name: str
+    defaults: Mapping[str, float]
+    search: Callable[..., tuple[bool, int, int]]
+    description: str = ""
+    #: Goal kinds the search understands (None: all compiled kinds).
+    kinds: frozenset[int] | None = None
+    #: Secondary goals of every compiled kind are accepted even if `kinds` is limited.
+    any_secondary: bool = False
+    #: Values appended to the settings that are not user parameters (e.g. a variant code).
+    fixed: tuple[float, ...] = ()
+    #: The search as a whole-query kernel for one primary pose-type goal
+    #: (`Problem.single_pose`; protocol in `bioik.solvers.core.pose_query`); None: no such path.
+    single_pose: Callable[..., int] | None = None
+    #: Arguments `single_pose` takes after the protocol's five (e.g. bio2's normal deviates).
+    single_pose_extra: tuple = ()
+
+    def settings(self, params: Mapping[str, Any]) -> np.ndarray:
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
+        values = {**self.defaults, **params}
+        out = np.array([float(values[k]) for k in self.defaults] + list(self.fixed))
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"parameters of solver {self.name!r} must be finite numbers; got {params}")
+        return out
+
+    def check(self, problem: Problem) -> None:
+        """Refuse goal types this solver cannot handle (a clear error, not a silent failure)."""
+        if self.kinds is None:
+            return
+        bad = sorted({type(g).__name__ for g in problem.goals
+                      if g.kind not in self.kinds and g.kind != PYTHON and not (self.any_secondary and g.is_secondary)})
+        if bad:
+            also = " (and secondary goals of any type)" if self.any_secondary else ""
+            raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals{also}; got {', '.join(bad)}")
+
+    def search_for(self, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
+        """The search to run: the compiled one, or the Python path if goals call Python."""
+        return python_goal_search if problem.python_goals else self.search
+
+
+def compiled(kernel, *extra):
+    """Adapter from the Family.search protocol to a packed compiled search kernel
+    kernel(ibuf, fbuf, q, settings, run, stats, *extra)."""
+
+    def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
+        run, stats = problem.run, problem.stats
+        run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = deadline, budget, seed, mode, random_start
+        found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats, *extra)
+        return found, int(stats[ITERATIONS]), int(stats[RESTARTS])
+
+    return search

@@ -1,0 +1,1 @@
+"""Population-based searches: the original BioIK (HGSA) and BioIK 2's memetic evolution."""

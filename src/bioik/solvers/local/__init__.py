@@ -1,0 +1,2 @@
+"""Local searches from one start with random restarts: Levenberg–Marquardt, KDL-style
+Newton–Raphson, the pseudo-inverse family and gradient descent."""
