@@ -19,12 +19,12 @@ from bioik.kinematics.fk import fk_batch, fk_link
 from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
 from bioik.model.group import Group, GroupSpec, resolve_group
-from bioik.model.robot_model import RobotModel
+from bioik.model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from bioik.model.urdf import parse_urdf
 
 #: Sampling range used for variables without finite limits (continuous: ±π; floating/planar
 #: translations: ±1 m).
-UNBOUNDED_SAMPLE = {1: np.pi, 2: 1.0}
+UNBOUNDED_SAMPLE = {REVOLUTE: np.pi, PRISMATIC: 1.0}
 
 
 class Robot:
@@ -66,7 +66,7 @@ class Robot:
         self.sample_upper = np.where(finite, self.upper, half)
         #: 1 for revolute variables with more than one turn of range (continuous joints
         #: included): their angles are ambiguous modulo 2π.
-        self.multiturn = ((self.kinds == 1) & ~(self.upper - self.lower <= 2 * np.pi)).astype(np.int64)
+        self.multiturn = ((self.kinds == REVOLUTE) & ~(self.upper - self.lower <= 2 * np.pi)).astype(np.int64)
         self._center = 0.5 * (self.sample_lower + self.sample_upper)
         self.link_names: list[str] = model.link_names
         self.tips: list[str] = list(self.group.tips)

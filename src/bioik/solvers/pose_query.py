@@ -25,8 +25,7 @@ from bioik.goals.layout import unpack
 from bioik.kinematics.fk import _segment
 from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
 from bioik.kinematics.limits import wrap_near
-
-REVOLUTE = 1
+from bioik.model.robot_model import REVOLUTE
 
 #: Layout of the `io` array (one array instead of many arguments: a cheaper compiled call).
 #: In, per query: run arguments (the first five are the `run` array of the general
