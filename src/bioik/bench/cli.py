@@ -197,7 +197,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
     from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode, load_robot
+    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode
+    from bioik.robots import load_robot
 
     for test in plan.tests:
         check_test(test)

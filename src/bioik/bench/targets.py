@@ -20,7 +20,6 @@ given), `warm` (the previous target's solution; the first target uses its stored
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,18 +75,6 @@ def check_seed_mode(mode: str) -> str:
 def default_seed_mode(test: str) -> str:
     """The seed mode of `test` when none is given: `warm` for `track` (a path), else `random`."""
     return "warm" if check_test(test) == "track" else "random"
-
-
-def load_robot(name: str) -> Robot:
-    """A robot by benchmark name: `snakeN` (an N-joint `bioik.robots.snake`), else as `bioik.load_robot`."""
-    import bioik
-
-    m = re.fullmatch(r"snake(\d+)", name)
-    if m is not None and name not in bioik.robots.names():
-        if int(m.group(1)) < 1:
-            raise ValueError(f"robot {name!r}: a snake needs ≥ 1 joint (expected snakeN with N ≥ 1, e.g. snake30)")
-        return bioik.robots.snake(int(m.group(1)))
-    return bioik.load_robot(name)
 
 
 def _fk_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:

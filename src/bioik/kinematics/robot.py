@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,6 @@ from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
 from bioik.model.group import Group, GroupSpec, resolve_group
 from bioik.model.robot_model import PRISMATIC, REVOLUTE, RobotModel
-from bioik.model.urdf import parse_urdf
 
 #: Sampling range used for variables without finite limits (continuous: ±π; floating/planar
 #: translations: ±1 m).
@@ -216,26 +214,3 @@ def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np
         raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
     return v
 
-
-def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
-    """Load a robot: a bundled name (see `bioik.robots.names()`), a URDF path or URDF text.
-
-    group: None (the robot's default group; for a plain URDF every joint), a group name,
-    a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
-    "joints" and/or "tips".
-    """
-    from bioik import robots
-    from bioik.robots import catalog
-
-    if isinstance(x, RobotModel):
-        return Robot(x, group, frozen=frozen)
-    if isinstance(x, str) and x in catalog.ROBOTS:
-        entry = catalog.ROBOTS[x]
-        model = parse_urdf(robots.urdf_path(x))
-        return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
-    text = str(x)
-    if not text.lstrip().startswith("<") and not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
-        from bioik.model.names import UnknownNameError, suggest
-
-        raise UnknownNameError(f"unknown robot {text!r}: not a bundled robot ({suggest(text, catalog.ROBOTS)}) and not a URDF file")
-    return Robot(parse_urdf(x), group, frozen=frozen, source=None if text.lstrip().startswith("<") else text)
