@@ -1,6 +1,6 @@
 """Reproducible benchmark targets: pose goals for one tip, seed states and witnesses.
 
-Tests: `fkik` (SPEC §3: FK of uniform random configurations; seed states independent uniform
+Tests: `fkik` ([R 3.2]: FK of uniform random configurations; seed states independent uniform
 draws), `unreachable` (the fkik poses with their position scaled ×3 from the base origin,
 and pushed further along the same ray to at least 1.5× the largest tip distance seen in
 WORKSPACE_SAMPLES random configurations, so targets near the base leave the workspace too),
@@ -33,7 +33,7 @@ TRACK_RADIUS_FRACTION = 0.1
 UNREACHABLE_SCALE = 3.0
 UNREACHABLE_MARGIN = 1.5
 WORKSPACE_SAMPLES = 2000
-#: Acceptance (position m, rotation rad) per test: SPEC §3's 1e-5 / 1e-5, except the
+#: Acceptance (position m, rotation rad) per test: [R 3.2]'s 1e-5 / 1e-5, except the
 #: hyper-redundant `scale` test, which [S 5.5.5] runs at 1e-3 m / 1e-2 rad.
 DEFAULT_TOLERANCES = (1e-5, 1e-5)
 TEST_TOLERANCES = {"scale": (1e-3, 1e-2)}
