@@ -1,4 +1,4 @@
-"""The FK/IK test of SPEC §3: success rate and time of `bioik.solve` per robot and solver.
+"""The FK/IK test of [R 3.2]: success rate and time of `bioik.solve` per robot and solver.
 
 Targets: FK of uniform random configurations; seeds: independent uniform draws; one pose
 goal on the group's tip; success = within limits AND position error ≤ 1e-5 m AND rotation
@@ -83,7 +83,7 @@ def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="FK/IK test (SPEC §3)")
+    ap = argparse.ArgumentParser(description="FK/IK test (Ruppel 2017, section 3.2)")
     ap.add_argument("--robots", nargs="+", default=["ur5", "panda", "iiwa14"])
     ap.add_argument("--solvers", nargs="+", default=["lm", "bio2_lm", "bio2_memetic", "kdl"])
     ap.add_argument("--targets", type=int, default=1000)

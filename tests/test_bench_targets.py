@@ -13,7 +13,7 @@ import bioik
 from bioik.bench import ResultStore, generate, runner
 from bioik.bench.report import joint_steps, markdown, summarize
 from bioik.bench.runner import run_experiment
-from bioik.bench.targets import load_robot
+from bioik.robots import load_robot
 from bioik.cli import main
 
 N = 5

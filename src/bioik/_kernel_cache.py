@@ -15,8 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).parent
-#: Packages whose modules define compiled kernels.
-KERNEL_PACKAGES = ("kinematics", "goals", "problem", "solvers", "collision")
+#: Packages whose modules define compiled kernels, or constants that kernels compile in
+#: (`model.robot_model.REVOLUTE`).
+KERNEL_PACKAGES = ("model", "kinematics", "goals", "problem", "solvers", "collision")
 
 
 def sources_stamp() -> str:

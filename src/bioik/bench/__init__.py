@@ -1,4 +1,4 @@
-"""The benchmark (SPEC §2.6, §3): reproducible targets, SQLite results, runner, report, plots.
+"""The benchmark (EBIKE-style [E 4–6], FK/IK test [R 3.2]): reproducible targets, SQLite results, runner, report, plots.
 
 Modules: `targets` (target generation), `store` (the results database), `runner` (timed,
 self-checked solves), `report` (markdown tables), `plot` (cumulative solve-rate plots).

@@ -197,7 +197,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
     from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode, load_robot
+    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode
+    from bioik.robots import load_robot
 
     for test in plan.tests:
         check_test(test)
@@ -322,7 +323,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add `bench` with its run / report / plot / tune subcommands to the `bioik` parser."""
     bench = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
-                           description="Benchmark solvers (SPEC §2.6): results in SQLite, markdown report, plots.")
+                           description="Benchmark solvers (EBIKE-style, [E 5]): results in SQLite, markdown report, plots.")
     bsub = bench.add_subparsers(dest="bench_command", required=True)
     run = bsub.add_parser("run", help="run experiments (resumes an interrupted one)",
                           description="Run experiments given by options, or by an experiment file (TOML with keys "

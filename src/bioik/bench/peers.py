@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from bioik.errors import BioikError
 from bioik.kinematics.robot import Robot
 from bioik.model.robot_model import PRISMATIC
 
@@ -48,7 +49,7 @@ PEER_TOLERANCE = 5e-6
 FK_AGREEMENT = 1e-6
 
 
-class PeerSkipped(Exception):  # noqa: N818 - a reason to skip, not an error
+class PeerSkipped(BioikError):  # noqa: N818 - a reason to skip, not an error
     """The peer cannot run here (package missing, robot or test not supported): skip it."""
 
 

@@ -4,7 +4,7 @@ The time is of the whole call, goal construction included (as in benchmarks/fkik
 warm-up solves (compilation, caches) before it are not timed.
 
 The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m, rotation
-angle ≤ 1e-5 rad, SPEC §3; the `scale` test: 1e-3 m / 1e-2 rad, see
+angle ≤ 1e-5 rad, [R 3.2]; the `scale` test: 1e-3 m / 1e-2 rad, see
 `targets.tolerances`), never taken from `Result.success`. Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
 the same experiment solves only the missing targets.

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bioik.bench.targets import Targets
+from bioik.errors import BioikError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -60,7 +61,7 @@ CREATE TABLE results (
 """
 
 
-class BenchError(ValueError):
+class BenchError(BioikError, ValueError):
     """A benchmark input that cannot be used: a DB that is not a results DB, an unwritable path."""
 
 

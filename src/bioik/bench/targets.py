@@ -1,6 +1,6 @@
 """Reproducible benchmark targets: pose goals for one tip, seed states and witnesses.
 
-Tests: `fkik` (SPEC §3: FK of uniform random configurations; seed states independent uniform
+Tests: `fkik` ([R 3.2]: FK of uniform random configurations; seed states independent uniform
 draws), `unreachable` (the fkik poses with their position scaled ×3 from the base origin,
 and pushed further along the same ray to at least 1.5× the largest tip distance seen in
 WORKSPACE_SAMPLES random configurations, so targets near the base leave the workspace too),
@@ -20,7 +20,6 @@ given), `warm` (the previous target's solution; the first target uses its stored
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +33,7 @@ TRACK_RADIUS_FRACTION = 0.1
 UNREACHABLE_SCALE = 3.0
 UNREACHABLE_MARGIN = 1.5
 WORKSPACE_SAMPLES = 2000
-#: Acceptance (position m, rotation rad) per test: SPEC §3's 1e-5 / 1e-5, except the
+#: Acceptance (position m, rotation rad) per test: [R 3.2]'s 1e-5 / 1e-5, except the
 #: hyper-redundant `scale` test, which [S 5.5.5] runs at 1e-3 m / 1e-2 rad.
 DEFAULT_TOLERANCES = (1e-5, 1e-5)
 TEST_TOLERANCES = {"scale": (1e-3, 1e-2)}
@@ -76,18 +75,6 @@ def check_seed_mode(mode: str) -> str:
 def default_seed_mode(test: str) -> str:
     """The seed mode of `test` when none is given: `warm` for `track` (a path), else `random`."""
     return "warm" if check_test(test) == "track" else "random"
-
-
-def load_robot(name: str) -> Robot:
-    """A robot by benchmark name: `snakeN` (an N-joint `bioik.robots.snake`), else as `bioik.load_robot`."""
-    import bioik
-
-    m = re.fullmatch(r"snake(\d+)", name)
-    if m is not None and name not in bioik.robots.names():
-        if int(m.group(1)) < 1:
-            raise ValueError(f"robot {name!r}: a snake needs ≥ 1 joint (expected snakeN with N ≥ 1, e.g. snake30)")
-        return bioik.robots.snake(int(m.group(1)))
-    return bioik.load_robot(name)
 
 
 def _fk_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:

@@ -242,7 +242,8 @@ def tune(
     """
     from bioik.bench.runner import fixed_seed, run_experiment, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_test, default_seed_mode, generate, load_robot
+    from bioik.bench.targets import check_test, default_seed_mode, generate
+    from bioik.robots import load_robot
 
     optuna = _optuna()
     check_test(test)

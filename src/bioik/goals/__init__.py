@@ -1,4 +1,4 @@
-"""Goals: weighted residual costs that every solver consumes (SPEC §2.3)."""
+"""Goals: weighted residual costs that every solver consumes (goal types of [R 3.8], [E 8])."""
 
 from bioik.goals.balance import BalanceGoal
 from bioik.goals.base import Goal

@@ -22,7 +22,7 @@ class RCMGoal(Goal):
 
         p_rcm(l1, l2) = p1 + clamp(((t − p1)·(p2 − p1)) / ‖p2 − p1‖², 0, 1)·(p2 − p1).
 
-    The seed prints the clamp around the unnormalised projection p_r·p̂_s; its stated
+    [E 8.5] prints the clamp around the unnormalised projection p_r·p̂_s; its stated
     purpose, keeping p_rcm on the link, needs the projection as a fraction of the segment,
     so that is clamped here. One pair gives EBIKE's single-link variant. A single link
     name instead gives the tool-axis RCM of [E 2.12]: the line along that link's z axis

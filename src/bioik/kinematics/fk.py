@@ -10,8 +10,7 @@ import numpy as np
 from numba import njit
 
 from bioik.kinematics.frames import JIT, KERNEL, frame_to_matrix, qmul, qrot, qzaxis
-
-REVOLUTE = 1
+from bioik.model.robot_model import REVOLUTE
 
 
 @njit(inline="always", **JIT)

@@ -6,8 +6,7 @@ from numba import njit
 
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.frames import JIT, KERNEL, qrot, qzaxis
-
-REVOLUTE = 1
+from bioik.model.robot_model import REVOLUTE
 
 
 @njit(inline="always", **JIT)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,12 +18,11 @@ from bioik.kinematics.fk import fk_batch, fk_link
 from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
 from bioik.model.group import Group, GroupSpec, resolve_group
-from bioik.model.robot_model import RobotModel
-from bioik.model.urdf import parse_urdf
+from bioik.model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 
 #: Sampling range used for variables without finite limits (continuous: ±π; floating/planar
 #: translations: ±1 m).
-UNBOUNDED_SAMPLE = {1: np.pi, 2: 1.0}
+UNBOUNDED_SAMPLE = {REVOLUTE: np.pi, PRISMATIC: 1.0}
 
 
 class Robot:
@@ -66,7 +64,7 @@ class Robot:
         self.sample_upper = np.where(finite, self.upper, half)
         #: 1 for revolute variables with more than one turn of range (continuous joints
         #: included): their angles are ambiguous modulo 2π.
-        self.multiturn = ((self.kinds == 1) & ~(self.upper - self.lower <= 2 * np.pi)).astype(np.int64)
+        self.multiturn = ((self.kinds == REVOLUTE) & ~(self.upper - self.lower <= 2 * np.pi)).astype(np.int64)
         self._center = 0.5 * (self.sample_lower + self.sample_upper)
         self.link_names: list[str] = model.link_names
         self.tips: list[str] = list(self.group.tips)
@@ -222,26 +220,3 @@ def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np
         raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
     return v
 
-
-def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
-    """Load a robot: a bundled name (see `bioik.robots.names()`), a URDF path or URDF text.
-
-    group: None (the robot's default group; for a plain URDF every joint), a group name,
-    a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
-    "joints" and/or "tips".
-    """
-    from bioik import robots
-    from bioik.robots import catalog
-
-    if isinstance(x, RobotModel):
-        return Robot(x, group, frozen=frozen)
-    if isinstance(x, str) and x in catalog.ROBOTS:
-        entry = catalog.ROBOTS[x]
-        model = parse_urdf(robots.urdf_path(x))
-        return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
-    text = str(x)
-    if not text.lstrip().startswith("<") and not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
-        from bioik.model.names import UnknownNameError, suggest
-
-        raise UnknownNameError(f"unknown robot {text!r}: not a bundled robot ({suggest(text, catalog.ROBOTS)}) and not a URDF file")
-    return Robot(parse_urdf(x), group, frozen=frozen, source=None if text.lstrip().startswith("<") else text)

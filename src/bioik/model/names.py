@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 
+from bioik.errors import BioikError
 
-class UnknownNameError(KeyError, ValueError):
+
+class UnknownNameError(BioikError, KeyError, ValueError):
     """An unknown link, joint, robot, group or solver name (lists the closest names)."""
 
     def __str__(self) -> str:  # KeyError would print the message with quotes

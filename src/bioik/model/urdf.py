@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
+from bioik.errors import BioikError
 from bioik.model.robot_model import (
     JOINT_TYPES,
     PRISMATIC,
@@ -32,7 +33,7 @@ from bioik.model.robot_model import (
 DEFAULT_VELOCITY = 1.0
 
 
-class URDFError(ValueError):
+class URDFError(BioikError, ValueError):
     """A URDF that cannot be loaded; the message says what and where."""
 
 

@@ -1,19 +1,24 @@
 """Bundled robots: URDFs written from published kinematic parameters, with groups.
 
 `names()` lists them, `urdf_path(name)` gives the file (so other tools can load the
-same model), `snake(n)` builds an n-joint hyper-redundant chain.
+same model), `snake(n)` builds an n-joint hyper-redundant chain, and `load_robot` (also
+`bioik.load_robot`) is the one loader of robots: bundled names, ``snakeN``, URDF files and
+text, and models.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from bioik.kinematics.robot import Robot
+from bioik.model.group import GroupSpec
+from bioik.model.names import UnknownNameError, suggest
+from bioik.model.robot_model import RobotModel
+from bioik.model.urdf import parse_urdf
 from bioik.robots.catalog import ROBOTS
 from bioik.robots.snake import snake_groups, snake_urdf
-
-if TYPE_CHECKING:
-    from bioik.kinematics.robot import Robot
 
 URDF_DIR = Path(__file__).parent / "urdf"
 
@@ -25,17 +30,38 @@ def names() -> list[str]:
 
 def urdf_path(name: str) -> Path:
     """Path of a bundled robot's URDF file."""
-    from bioik.model.names import UnknownNameError, suggest
-
     if name not in ROBOTS:
         raise UnknownNameError(f"unknown robot {name!r}; {suggest(name, ROBOTS)}")
     return URDF_DIR / ROBOTS[name]["urdf"]
 
 
-def snake(n: int, link_length: float | None = None) -> Robot:
+def snake(n: int, link_length: float | None = None, *, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
     """An n-joint hyper-redundant chain (base `base`, tip `tip`) as a `Robot`."""
-    from bioik.kinematics.robot import Robot
-    from bioik.model.urdf import parse_urdf
-
     groups = snake_groups(n)
-    return Robot(parse_urdf(snake_urdf(n, link_length)), groups=groups, default_group="chain", source=f"snake({n})")
+    return Robot(parse_urdf(snake_urdf(n, link_length)), group, groups=groups, default_group="chain", frozen=frozen, source=f"snake({n})")
+
+
+def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
+    """Load a robot: a bundled name (see `bioik.robots.names()`), ``snakeN`` (an N-joint
+    chain, as `snake(N)`), a URDF path, URDF text or a `RobotModel`.
+
+    group: None (the robot's default group; for a plain URDF every joint), a group name,
+    a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
+    "joints" and/or "tips". An unknown name raises UnknownNameError listing the closest
+    bundled names.
+    """
+    if isinstance(x, RobotModel):
+        return Robot(x, group, frozen=frozen)
+    if isinstance(x, str) and x in ROBOTS:
+        entry = ROBOTS[x]
+        model = parse_urdf(urdf_path(x))
+        return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
+    text = str(x)
+    if not text.lstrip().startswith("<") and not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
+        m = re.fullmatch(r"snake(\d+)", text)
+        if m is not None:
+            if int(m.group(1)) < 1:
+                raise UnknownNameError(f"robot {text!r}: a snake needs ≥ 1 joint (expected snakeN with N ≥ 1, e.g. snake30)")
+            return snake(int(m.group(1)), group=group, frozen=frozen)
+        raise UnknownNameError(f"unknown robot {text!r}: not a bundled robot ({suggest(text, ROBOTS)}), not snakeN and not a URDF file")
+    return Robot(parse_urdf(x), group, frozen=frozen, source=None if text.lstrip().startswith("<") else text)

@@ -29,6 +29,7 @@ from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.solvers.core.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
+from bioik.solvers.scipy.python_goals import python_goal_search
 
 #: Goal types whose structure is fixed by (type, link, secondary) alone.
 _POSE_TYPES = (PoseGoal, PositionGoal, OrientationGoal)
@@ -81,6 +82,11 @@ def _check_timeout(timeout: Any) -> float:
     if not (t > 0 and math.isfinite(t)):
         raise ValueError(f"timeout must be a finite number of seconds > 0; got {timeout!r}")
     return t
+
+
+def _search_for(family: Family, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
+    """The search to run: the family's compiled one, or the Python path if goals call Python."""
+    return python_goal_search if problem.python_goals else family.search
 
 
 def _family(name: str | None) -> Family:
@@ -177,7 +183,7 @@ class Solver:
             self.family.check(p)
             # one tiny search now loads (or on first use compiles) the kernels, so that
             # the first solve's timeout is spent searching
-            self.family.search_for(p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+            _search_for(self.family, p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
             if p.single_pose and self.family.single_pose is not None:
                 ws = _Workspace(self)
                 self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
@@ -256,7 +262,7 @@ class Solver:
         calls = restarts = iterations = 0
         ok = False
         call = 0
-        search = self.family.search_for(problem)
+        search = _search_for(self.family, problem)
         while True:
             seed_k = (base + 7919 * call) % 2**31
             found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)

@@ -1,2 +1,2 @@
 """Shared plumbing of the compiled solvers: the clock, the RNG, linear algebra, scratch
-buffers, named settings, the one-call path for a single pose goal, and the Python-goal path."""
+buffers, named settings, the one-call path for a single pose goal, and `Family`."""

@@ -12,7 +12,6 @@ import numpy as np
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
-from bioik.solvers.core.python_goals import python_goal_search
 
 #: The goal kinds of solvers that handle only pose-type goals.
 POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
@@ -63,9 +62,6 @@ class Family:
             also = " (and secondary goals of any type)" if self.any_secondary else ""
             raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals{also}; got {', '.join(bad)}")
 
-    def search_for(self, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
-        """The search to run: the compiled one, or the Python path if goals call Python."""
-        return python_goal_search if problem.python_goals else self.search
 
 
 def compiled(kernel, *extra):

@@ -27,8 +27,7 @@ from bioik.problem.layout import BUDGET, DEADLINE, MODE, RANDOM_START, RUN_SLOTS
 from bioik.kinematics.fk import _segment
 from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
 from bioik.kinematics.limits import wrap_near
-
-REVOLUTE = 1
+from bioik.model.robot_model import REVOLUTE
 
 #: Layout of the `io` array (one array instead of many arguments: a cheaper compiled call).
 #: In, per query: run arguments (the slots of the `run` array of the general kernels,

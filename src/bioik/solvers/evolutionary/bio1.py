@@ -5,7 +5,7 @@ algorithm — not BioIK 2's memetic evolution (`bio2`) and none of PickIK's devi
 [E 3.1.5] — as a baseline. Individuals are genotypes x (one gene per joint variable,
 [S 4.1]) with an evolutionary gradient g; every fitness evaluation is exact FK (no
 Jacobian extrapolation: that is BioIK 2's). Parameters [S 5.3]: population size ψ
-(`population`, 12) and elites κ (`elites`, 4); the seed names no others.
+(`population`, 12) and elites κ (`elites`, 4); [S] names no others.
 
 Fitness [S 4.3, 4.16]: per primary pose-type goal d_t (2.13) for position,
 d_r = 2·acos|q₁·q₂| (2.14) for orientation and, for a pose,
@@ -14,8 +14,8 @@ rebalanced translational distance d̂_t = π·d_t / √(l·Δ) (2.15), l the fix
 goal link's chain (sum of the constant offsets between its joint frames, and to the
 link) and Δ the current distance from the chain's first joint to the link. The balanced
 fitness Ω̄ (4.16) is the same with w = ½. Goals are summed with their weights; other
-goal kinds (beyond the seed) add weight·‖residual‖, a distance like d_t; secondary goals
-are not optimised (the seed has none).
+goal kinds (beyond [S]) add weight·‖residual‖, a distance like d_t; secondary goals
+are not optimised ([S] has none).
 
 One generation ("iteration", [S Fig. 4.2]):
   1. exploitation of the κ elites gene by gene (4.18): π_i = Ω(x), r⁺ ~ U[0, π_i],
@@ -30,7 +30,7 @@ One generation ("iteration", [S Fig. 4.2]):
      is random;
   3. survivors: the κ elites and the offspring (4.15), sorted by fitness; extinction
      factors (4.7); the solution Φ is replaced by the fittest x* if Ω̄(x*) < Ω̄(Φ)
-     (4.17), and the acceptance test runs on Φ whenever it changes (the seed's
+     (4.17), and the acceptance test runs on Φ whenever it changes ([S]'s
      termination (4.21) with this package's test, as every solver);
   4. wipe (4.22): if no elite beat Ω̄(Φ) in this generation and no exploitation step
      (4.18, scored by Ω̄) of any gene of x* improves Ω̄(x*), the population is initialised
@@ -38,7 +38,7 @@ One generation ("iteration", [S Fig. 4.2]):
      the current solution"), the others uniform at random, gradients zero.
 Initialisation (4.20): Ψ₁ = the seed, the others uniform in the sampling bounds.
 
-Interpretations (the seed is ambiguous or silent; see the report in tests/test_bio1.py):
+Interpretations ([S] is ambiguous or silent; see the report in tests/test_bio1.py):
   * 4.22's first test "Ω̄(Φ) < Ω̄(x*)" is read as "no progress this generation", i.e.
     compared with Φ before its update (4.17) and as ≤ — literally, a stuck elite equal
     to Φ would block every wipe; and, not to reproduce PickIK's deviation [E 3.1.5],

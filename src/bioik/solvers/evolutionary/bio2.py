@@ -22,7 +22,7 @@ One *step* of an island, for each of its species:
      + secondary cost on the extrapolated model, L1-normalised, costs sampled at x − δd,
      x, x + δd, and the quadratic step s = v/a of eq. 3.3 (`bio2_memetic`), the linear
      step f/(df/dx) of [R 3.5.2] (`bio2_memetic_l`), or none (`bio2`).
-`bio2_lm` — beyond the seeds, the combination [E 9.1] leaves as future work — replaces
+`bio2_lm` — beyond [R] and [E], the combination [E 9.1] leaves as future work — replaces
 step 3 by a full `lm` attempt on the exact residual Jacobians (damped Gauss–Newton steps
 until the cost stalls), taken right after step 1 (so a query in the basin of a solution
 ends in the first step, as with `lm`), with secondary goals in the primary null space;
@@ -866,7 +866,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, population, step_wor
                         best[v] = x0[v]
                     success = True
                     break
-                if variant == LM:  # beyond the seeds: LM on exact FK first, then evolve around it
+                if variant == LM:  # beyond [R] and [E]: LM on exact FK first, then evolve around it
                     if single_pose:
                         found, E, _ = pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x0, opt_gens, lam_k,
                                                    lm_stall, gt[0, 0], gt[0, 1], mode, pose_work)

@@ -8,11 +8,11 @@ degree, n ∈ {0, 1}: sign of the Gaussian (n = 1 rewards x near s: groove(s) = 
 swamp(x) = (a1 + a2·x'^m) · (1 − exp(−x'^nw / b^nw)) − 1,   x' = (2x − l − u) / (u − l)
 
 x' maps the range [l, u] to [−1, 1]; a1, a2 set the transition between wall and polynomial,
-nw (the seed's n) the steepness of the walls, m the degree of the polynomial, and b the wall
+nw ([E]'s n) the steepness of the walls, m the degree of the polynomial, and b the wall
 location: by default the solution of 1 − exp(−1/b^nw) = 0.95, i.e. b = (1 / ln 20)^(1/nw), so
 the wall factor reaches 0.95 at the range bounds [E 3.1.6]. Even nw and m keep the swamp
-symmetric. Parameter values of the seed for pose goals: s = 0, c = 0.1, n = 1, r = 10, g = 2
-[E 8 (penetration-depth and alignment goals: "the same as for the pose goals")]; the seed
+symmetric. Parameter values of [E] for pose goals: s = 0, c = 0.1, n = 1, r = 10, g = 2
+[E 8 (penetration-depth and alignment goals: "the same as for the pose goals")]; [E]
 gives no values for the swamp, so `SWAMP` below is our choice (documented there).
 """
 
@@ -26,7 +26,7 @@ from bioik.kinematics.frames import JIT
 #: Groove parameters of RelaxedIK's pose objectives [E 3.1.6, 8]: s, c, r, g, n.
 POSE_GROOVE = dict(s=0.0, c=0.1, r=10.0, g=2.0, n=1)
 
-#: Swamp parameters used for ranged objectives (our choice; the seed names them but gives no
+#: Swamp parameters used for ranged objectives (our choice; [E] names them but gives no
 #: values): a1 = a2 = 1 (loss −1 inside, 2·0.95 − 1 = 0.9 at the bounds), quadratic
 #: polynomial m = 2, steep walls nw = 20 (wall factor 0.03 at 80 % of the half-range).
 SWAMP = dict(a1=1.0, a2=1.0, m=2.0, nw=20.0)

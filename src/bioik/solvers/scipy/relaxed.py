@@ -10,7 +10,7 @@ minimised with scipy's SLSQP under the joint-limit bounds, as RelaxedIK does [E 
   x = θ = 4·asin(‖q_E − ±q_G‖/2) (rad) with weight `rotation_weight`·w (RelaxedIK's 40).
   These are the quantities the acceptance test bounds (1e-5 m, 1e-5 rad), so the groove is
   centred on exactly what must vanish; the pose goal's `rotation_scale` is replaced by the
-  40/50 ratio. The seed does not say which rotation measure its implementation feeds the
+  40/50 ratio. [E] does not say which rotation measure its implementation feeds the
   groove; we chose the angle.
 * every other compiled goal contributes x = ‖r‖ (its unweighted residual norm; these
   residuals are one-sided where the goal is, e.g. Min/MaxDistanceGoal) with weight
