@@ -17,51 +17,11 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.pose import pose_errors, pose_met
 from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
-from bioik.kinematics.frames import JIT, KERNEL, qmul, qrot
+from bioik.kinematics.frames import JIT, KERNEL
 
 MODES = {"norm": 0, "trac": 1, "kdl": 2}
-
-
-@njit(inline="always", **JIT)
-def _pose_errors(kind, p, f, out):
-    """Position error (goal frame) and rotation vector of goal⁻¹·current into out (6,)."""
-    gw, gx, gy, gz = p[3], p[4], p[5], p[6]
-    if kind == POSITION:
-        gw, gx, gy, gz = 1.0, 0.0, 0.0, 0.0
-    dx, dy, dz = f[0] - p[0], f[1] - p[1], f[2] - p[2]
-    if kind == ORIENTATION:
-        dx = dy = dz = 0.0
-    ex, ey, ez = qrot(gw, -gx, -gy, -gz, dx, dy, dz)
-    out[0], out[1], out[2] = ex, ey, ez
-    if kind == POSITION:
-        out[3] = out[4] = out[5] = 0.0
-        return
-    w, x, y, z = qmul(gw, -gx, -gy, -gz, f[3], f[4], f[5], f[6])
-    if w < 0.0:
-        w, x, y, z = -w, -x, -y, -z
-    s = np.sqrt(x * x + y * y + z * z)
-    angle = 2.0 * np.arctan2(s, w)
-    k = angle / s if s > 1e-300 else 2.0
-    out[3], out[4], out[5] = k * x, k * y, k * z
-
-
-@njit(inline="always", **JIT)
-def pose_met(e, tp, tr, mode):
-    """(position error, rotation angle, met) of a pose-type goal from its error vector e
-    (position error and rotation vector, `_pose_errors`), tolerances tp, tr and `mode`."""
-    dp = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
-    dr = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
-    if mode == 1:
-        met = True
-        for k in range(3):
-            if abs(e[k]) > tp or abs(e[3 + k]) > tr:
-                met = False
-    elif mode == 2:
-        met = max(dp, dr) <= tp
-    else:
-        met = dp <= tp and dr <= tr
-    return dp, dr, met
 
 
 @njit(**KERNEL)
@@ -78,7 +38,7 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION:
             e = r
-            _pose_errors(kind, gf[g], frames[gi[g, OUT1]], e)
+            pose_errors(kind, gf[g], frames[gi[g, OUT1]], e)
             dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
         else:

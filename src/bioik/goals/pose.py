@@ -14,7 +14,7 @@ from numba import njit
 
 from bioik._kernel_cache import compiled_entry
 from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, Goal, finite_vector, read_only
-from bioik.kinematics.frames import JIT, qmul, quat_from_matrix
+from bioik.kinematics.frames import JIT, qmul, qrot, quat_from_matrix
 
 
 def goal_quaternion(rotation, goal: str) -> np.ndarray:
@@ -285,3 +285,71 @@ def pose_cost(kind, gf, g, px, py, pz, w, x, y, z):
     (weights select the parts): with data-dependent branches numba's code ran 6× slower."""
     wp, wr = pose_weights(kind, gf, g)
     return pose_cost_to(wp, wr, gf[g, 0], gf[g, 1], gf[g, 2], gf[g, 3], gf[g, 4], gf[g, 5], gf[g, 6], px, py, pz, w, x, y, z)
+
+
+@njit(inline="always", **JIT)
+def pose_errors(kind, p, f, out):
+    """Position error (goal frame) and rotation vector of goal⁻¹·current into out (6,): what
+    the acceptance test measures."""
+    gw, gx, gy, gz = p[3], p[4], p[5], p[6]
+    if kind == POSITION:
+        gw, gx, gy, gz = 1.0, 0.0, 0.0, 0.0
+    dx, dy, dz = f[0] - p[0], f[1] - p[1], f[2] - p[2]
+    if kind == ORIENTATION:
+        dx = dy = dz = 0.0
+    ex, ey, ez = qrot(gw, -gx, -gy, -gz, dx, dy, dz)
+    out[0], out[1], out[2] = ex, ey, ez
+    if kind == POSITION:
+        out[3] = out[4] = out[5] = 0.0
+        return
+    w, x, y, z = qmul(gw, -gx, -gy, -gz, f[3], f[4], f[5], f[6])
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    s = np.sqrt(x * x + y * y + z * z)
+    angle = 2.0 * np.arctan2(s, w)
+    k = angle / s if s > 1e-300 else 2.0
+    out[3], out[4], out[5] = k * x, k * y, k * z
+
+
+@njit(inline="always", **JIT)
+def pose_met(e, tp, tr, mode):
+    """(position error, rotation angle, met) of a pose-type goal from its error vector e
+    (position error and rotation vector, `pose_errors`), tolerances tp, tr and `mode`."""
+    dp = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    dr = np.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    if mode == 1:
+        met = True
+        for k in range(3):
+            if abs(e[k]) > tp or abs(e[3 + k]) > tr:
+                met = False
+    elif mode == 2:
+        met = max(dp, dr) <= tp
+    else:
+        met = dp <= tp and dr <= tr
+    return dp, dr, met
+
+
+@njit(inline="always", **JIT)
+def reduced_pose_residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e):
+    """E = ½‖r‖² of the weighted residual of goal row g (position rows with weight wp,
+    quaternion rows q_E − sign(q_E·q_G)·q_G with weight wr), and into e the reduced
+    residual the step works on: the position rows, then from row r0 the quaternion part
+    as −wr·sign·vec(q_G ⊗ q_E*).
+
+    Why reduced: the quaternion rows' Jacobian ½·(0, J_ω·dq) ⊗ q_E spans only the tangent
+    space at q_E, so writing the quaternion error e_q = ½·(0, u) ⊗ q_E + α·q_E splits
+    ‖J_q·dq + e_q‖² into ¼‖w·J_ω·dq + u‖² + α²: a damped least-squares step on the rows
+    ½·w·J_ω with residual ½u = −w·sign·vec(q_G ⊗ q_E*) is exactly the step on the 7-row
+    pose residual, with a 6×6 system (`bioik.solvers.core.pose_query`)."""
+    E = 0.0
+    if has_p:
+        e[0], e[1], e[2] = wp * (px - g[0]), wp * (py - g[1]), wp * (pz - g[2])
+        E += e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
+    if has_r:
+        sg = 1.0 if qw * g[3] + qx * g[4] + qy * g[5] + qz * g[6] >= 0.0 else -1.0
+        dw, dx, dy, dz = qw - sg * g[3], qx - sg * g[4], qy - sg * g[5], qz - sg * g[6]
+        E += wr * wr * (dw * dw + dx * dx + dy * dy + dz * dz)
+        _, vx, vy, vz = qmul(g[3], g[4], g[5], g[6], qw, -qx, -qy, -qz)
+        c = -wr * sg
+        e[r0], e[r0 + 1], e[r0 + 2] = c * vx, c * vy, c * vz
+    return 0.5 * E

@@ -10,30 +10,45 @@ from bioik.model.robot_model import REVOLUTE
 
 
 @njit(inline="always", **JIT)
-def add_point_jacobian(seg_i, seg_f, seg, last, px, py, pz, J, rows):
-    """Add the columns of a point (px, py, pz) moved by segment `last` and its ancestors.
-
-    J rows rows..rows+5 receive the linear then angular velocity per unit variable rate
-    (`rows` lets several links share one stacked Jacobian). J must be zeroed by the caller.
-    """
+def add_weighted_point_jacobian(seg_i, seg_f, seg, last, px, py, pz, J, prow, rrow, wp, wr, has_p, has_r):
+    """Add the columns of a point (px, py, pz) moved by segment `last` and its ancestors:
+    wp × its linear velocity per unit variable rate into rows prow..prow+2 (if has_p),
+    wr × the angular velocity into rows rrow..rrow+2 (if has_r). J must be zeroed by the
+    caller. The one home of the geometric Jacobian: the plain one is wp = wr = 1, the
+    one-call pose path weights the rows of its residual."""
     s = last
     while s >= 0:
         ax, ay, az = qzaxis(seg[s, 3], seg[s, 4], seg[s, 5], seg[s, 6])
         v = seg_i[s, 2]
         m = seg_f[s, 7]
         if seg_i[s, 1] == REVOLUTE:
-            dx, dy, dz = px - seg[s, 0], py - seg[s, 1], pz - seg[s, 2]
-            J[rows + 0, v] += m * (ay * dz - az * dy)
-            J[rows + 1, v] += m * (az * dx - ax * dz)
-            J[rows + 2, v] += m * (ax * dy - ay * dx)
-            J[rows + 3, v] += m * ax
-            J[rows + 4, v] += m * ay
-            J[rows + 5, v] += m * az
-        else:
-            J[rows + 0, v] += m * ax
-            J[rows + 1, v] += m * ay
-            J[rows + 2, v] += m * az
+            if has_p:
+                dx, dy, dz = px - seg[s, 0], py - seg[s, 1], pz - seg[s, 2]
+                c = wp * m
+                J[prow + 0, v] += c * (ay * dz - az * dy)
+                J[prow + 1, v] += c * (az * dx - ax * dz)
+                J[prow + 2, v] += c * (ax * dy - ay * dx)
+            if has_r:
+                c = wr * m
+                J[rrow + 0, v] += c * ax
+                J[rrow + 1, v] += c * ay
+                J[rrow + 2, v] += c * az
+        elif has_p:
+            c = wp * m
+            J[prow + 0, v] += c * ax
+            J[prow + 1, v] += c * ay
+            J[prow + 2, v] += c * az
         s = seg_i[s, 0]
+
+
+@njit(inline="always", **JIT)
+def add_point_jacobian(seg_i, seg_f, seg, last, px, py, pz, J, rows):
+    """Add the columns of a point (px, py, pz) moved by segment `last` and its ancestors.
+
+    J rows rows..rows+5 receive the linear then angular velocity per unit variable rate
+    (`rows` lets several links share one stacked Jacobian). J must be zeroed by the caller.
+    """
+    add_weighted_point_jacobian(seg_i, seg_f, seg, last, px, py, pz, J, rows, rows + 3, 1.0, 1.0, True, True)
 
 
 @njit(**JIT)

@@ -3,14 +3,9 @@
 `bioik.solve` hands such a query (goal row, seed, run arguments) to a solver's whole-query
 kernel in one compiled call: `query_start` stores the goal and checks and clips the seed,
 the solver searches, `query_finish` wraps the turns and runs the exact acceptance test.
-The helpers below are the pose goal's math written out for the search loops: FK of the
-chain, the weighted residual, and the Jacobian of the reduced residual.
-
-The reduced residual: the quaternion rows' Jacobian ½·(0, J_ω·dq) ⊗ q_E spans only the
-tangent space at q_E, so writing the quaternion error e_q = ½·(0, u) ⊗ q_E + α·q_E
-splits ‖J_q·dq + e_q‖² into ¼‖w·J_ω·dq + u‖² + α²: a damped least-squares step on the
-rows ½·w·J_ω with residual ½u = −w·sign·vec(q_G ⊗ q_E*) is exactly the step on the 7-row
-pose residual, with a 6×6 system.
+The helpers below put the search loops' pieces together: FK of the chain, the reduced
+pose residual (`bioik.goals.pose.reduced_pose_residual`, where its 6×6 step is derived)
+and its Jacobian (weighted rows of `bioik.kinematics.jacobian`'s point Jacobian).
 """
 
 from __future__ import annotations
@@ -18,16 +13,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import _pose_errors, pose_met
+from bioik.goals.pose import pose_errors, pose_met, reduced_pose_residual
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
 from bioik.goals.kernels import KIND
 from bioik.problem import layout
 from bioik.problem.layout import BUDGET, DEADLINE, MODE, RANDOM_START, RUN_SLOTS, SEED, unpack  # noqa: F401 — io's first slots
 from bioik.kinematics.fk import _segment
-from bioik.kinematics.frames import JIT, qmul, qrot, qzaxis
+from bioik.kinematics.frames import JIT, qmul, qrot
+from bioik.kinematics.jacobian import add_weighted_point_jacobian
 from bioik.kinematics.limits import wrap_near
-from bioik.model.robot_model import REVOLUTE
 
 #: Layout of the `io` array (one array instead of many arguments: a cheaper compiled call).
 #: In, per query: run arguments (the slots of the `run` array of the general kernels,
@@ -108,7 +103,7 @@ def query_finish(prob, q, io, clipped, found, work, frame_at_q):
         px, py, pz, qw, qx, qy, qz = frame[0], frame[1], frame[2], frame[3], frame[4], frame[5], frame[6]
     else:
         px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
-    cost = 2.0 * residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
+    cost = 2.0 * reduced_pose_residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
     dp, dr, ok = met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, gt[0, 0], gt[0, 1], int(io[MODE]))
     report = io[REPORT:]
     report[0], report[1], report[2] = 1.0 if ok else 0.0, cost, 0.0
@@ -179,64 +174,20 @@ def tip_frame(seg_i, seg_f, q, seg, tip, tf):
 
 
 @njit(inline="always", **JIT)
-def residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e):
-    """E = ½‖r‖² of the weighted residual of goal row g (position rows with weight wp,
-    quaternion rows q_E − sign(q_E·q_G)·q_G with weight wr), and into e the reduced
-    residual the step works on: the position rows, then from row r0 the quaternion part
-    as −wr·sign·vec(q_G ⊗ q_E*) (see the module docstring)."""
-    E = 0.0
-    if has_p:
-        e[0], e[1], e[2] = wp * (px - g[0]), wp * (py - g[1]), wp * (pz - g[2])
-        E += e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
-    if has_r:
-        sg = 1.0 if qw * g[3] + qx * g[4] + qy * g[5] + qz * g[6] >= 0.0 else -1.0
-        dw, dx, dy, dz = qw - sg * g[3], qx - sg * g[4], qy - sg * g[5], qz - sg * g[6]
-        E += wr * wr * (dw * dw + dx * dx + dy * dy + dz * dz)
-        _, vx, vy, vz = qmul(g[3], g[4], g[5], g[6], qw, -qx, -qy, -qz)
-        c = -wr * sg
-        e[r0], e[r0 + 1], e[r0 + 2] = c * vx, c * vy, c * vz
-    return 0.5 * E
-
-
-@njit(inline="always", **JIT)
 def met(kind, g, px, py, pz, qw, qx, qy, qz, frame, err, tp, tr, mode):
     """(position error, rotation angle, met) of the goal at this frame."""
     frame[0], frame[1], frame[2] = px, py, pz
     frame[3], frame[4], frame[5], frame[6] = qw, qx, qy, qz
-    _pose_errors(kind, g, frame, err)
+    pose_errors(kind, g, frame, err)
     return pose_met(err, tp, tr, mode)
 
 
 @njit(inline="always", **JIT)
 def jacobian(seg_i, seg_f, seg, tip, px, py, pz, has_p, has_r, wp, wr, r0, Je):
     """Je ← Jacobian of the reduced residual (FK of the chain in seg, goal link at p):
-    position rows wp·(a × (p − o)), rotation rows ½·wr·a per unit joint rate, summed
-    over the goal link's ancestors."""
+    position rows wp·(a × (p − o)), rotation rows from r0 ½·wr·a per unit joint rate."""
     Je[:, :] = 0.0
-    h = 0.5 * wr
-    s = tip
-    while s >= 0:
-        ax, ay, az = qzaxis(seg[s, 3], seg[s, 4], seg[s, 5], seg[s, 6])
-        v = seg_i[s, 2]
-        mult = seg_f[s, 7]
-        if seg_i[s, 1] == REVOLUTE:
-            if has_p:
-                dx, dy, dz = px - seg[s, 0], py - seg[s, 1], pz - seg[s, 2]
-                c = wp * mult
-                Je[0, v] += c * (ay * dz - az * dy)
-                Je[1, v] += c * (az * dx - ax * dz)
-                Je[2, v] += c * (ax * dy - ay * dx)
-            if has_r:
-                c = h * mult
-                Je[r0, v] += c * ax
-                Je[r0 + 1, v] += c * ay
-                Je[r0 + 2, v] += c * az
-        elif has_p:
-            c = wp * mult
-            Je[0, v] += c * ax
-            Je[1, v] += c * ay
-            Je[2, v] += c * az
-        s = seg_i[s, 0]
+    add_weighted_point_jacobian(seg_i, seg_f, seg, tip, px, py, pz, Je, 0, r0, wp, 0.5 * wr, has_p, has_r)
 
 
 @njit(inline="always", **JIT)

@@ -23,7 +23,7 @@ from numba import njit
 
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
-from bioik.solvers.local.kdl import twist_state
+from bioik.solvers.local.twist import twist_state
 from bioik.solvers.core.linalg import damped_step
 from bioik.solvers.local.lm import RESTART, STOP, next_move
 from bioik.solvers.core.pose_query import search_query

@@ -17,9 +17,10 @@ from bioik.problem.layout import unpack
 from bioik.kinematics.frames import KERNEL
 from bioik.solvers.core.linalg import damped_step
 from bioik.solvers.core.clock import now
+from bioik.goals.pose import reduced_pose_residual
 from bioik.solvers.core.pose_query import (
     BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, RNG, SEED, SETTINGS,
-    goal_rows, io_workspace, jacobian, met, query_finish, query_start, residual, tip_frame,
+    goal_rows, io_workspace, jacobian, met, query_finish, query_start, tip_frame,
 )
 from bioik.solvers.core.rng import random_configuration
 
@@ -49,7 +50,7 @@ def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iteration
     stalls = 0
     for it in range(iterations + 1):
         px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, xt, seg, tip, tf)
-        E = residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
+        E = reduced_pose_residual(g, has_p, has_r, wp, wr, r0, px, py, pz, qw, qx, qy, qz, e)
         if E < E_best:
             E_best = E
             for i in range(n):

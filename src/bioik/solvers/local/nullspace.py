@@ -29,11 +29,9 @@ from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.core.clock import now
-from bioik.solvers.local.kdl import twist_errors, twist_state
+from bioik.solvers.local.twist import backtracking_search, twist_errors
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.pose_query import search_query
-from bioik.solvers.core.rng import random_configuration
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import POSE_KINDS, Family, compiled
@@ -78,6 +76,15 @@ def null_space_velocity(Je, xi, rows, b, qdot):
     qdot[:] = P @ (xi[:rows] - Jb) + b
 
 
+@njit(inline="always", **JIT)
+def null_space_direction(prob, kin, qc, rows, xi, Je, qdot, extra):
+    """The step q̇ = J⁺ξ + (I − J⁺J)·b, b the secondary task (`backtracking_search`'s direction)."""
+    es, Js, has_secondary, gain, centre, b = extra
+    _, frames, J, r, Jr, scratch, _ = kin
+    secondary_task(prob.gi, prob.gf, prob.gw, frames, J, qc, prob.vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
+    null_space_velocity(Je, xi, rows, b, qdot)
+
+
 @njit(**JIT)
 def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     """Search from q (overwritten with the best configuration found); True on success.
@@ -92,7 +99,8 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
-    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
+    kin = kinematic_buffers(seg_i, out_seg, gi, n)
+    seg, frames, J, r, Jr, scratch, errors = kin
     G = gi.shape[0]
     xi = np.empty(6 * G)
     Je = np.empty((6 * G, n))
@@ -116,48 +124,9 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     step = np.empty(n)
     b = np.empty(n)
     best = q.copy()
-    best_E = np.inf
-    E_prev = np.inf
-    alpha = 1.0
-    attempt = 0
-    it = 0
-    restarts = 0
-    success = False
-    while True:
-        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, xi, Je,
-                                   r, Jr, scratch, mode, errors)
-        if E < best_E:
-            best_E = E
-            best[:] = qc
-        if met:
-            best[:] = qc
-            success = True
-            break
-        it += 1
-        if it >= max_iterations:
-            break
-        if E > E_prev and alpha > min_step:
-            alpha *= 0.5  # the error grew: retry a shorter step from the previous point
-            for i in range(n):
-                qc[i] = min(max(q_prev[i] + alpha * qdot[i], lo[i]), hi[i])
-            continue
-        if alpha <= min_step or attempt >= attempt_max:
-            if now() > deadline:
-                break
-            random_configuration(rng, slo, shi, qc)
-            restarts += 1
-            E_prev, alpha, attempt = np.inf, 1.0, 0
-            continue
-        if (it & 31) == 0 and now() > deadline:
-            break
-        secondary_task(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
-        null_space_velocity(Je, xi, rows, b, qdot)
-        q_prev[:] = qc
-        E_prev = E
-        alpha = min(1.0, growth * alpha)
-        for i in range(n):
-            qc[i] = min(max(qc[i] + alpha * qdot[i], lo[i]), hi[i])
-        attempt += 1
+    extra = (es, Js, has_secondary, gain, centre, b)
+    success, it, restarts, rows = backtracking_search(prob, kin, qc, q_prev, qdot, best, xi, Je, gt_inner, mode, rng, deadline,
+                                                      max_iterations, attempt_max, min_step, growth, null_space_direction, extra)
     if success:  # optional refinement: null-space steps that keep the goals met
         alpha = 1.0
         fresh = True
