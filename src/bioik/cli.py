@@ -60,6 +60,29 @@ def cmd_solve(args) -> None:
         raise SystemExit(1)
 
 
+def cmd_warmup(args) -> None:
+    """Compile the kernels of the named solvers for this CPU (or load them from numba's
+    cache), so that a first solve is fast: for container images and CI."""
+    import time
+
+    import bioik
+
+    names = args.solver or bioik.solvers.names()
+    robot = _robot(args)
+    tip = robot.tips[0]
+    T = robot.link_pose(robot.center(), tip)
+    # the one-call path (one pose goal) and the general path (several goals)
+    structures = ([bioik.PoseGoal(tip, T)], [bioik.PositionGoal(tip, T[:3, 3]), bioik.OrientationGoal(tip, T[:3, :3])])
+    start = time.monotonic()
+    for name in names:
+        t0 = time.monotonic()
+        solver = bioik.Solver(robot, name)
+        for goals in structures:
+            solver.solve(goals, seed=robot.center(), max_iterations=1, random_seed=0)
+        print(f"{name:<20} ready in {time.monotonic() - t0:6.1f} s", flush=True)
+    print(f"{len(names)} solvers ready in {time.monotonic() - start:.1f} s")
+
+
 def cmd_robots(args) -> None:
     """List the bundled robots."""
     from bioik import robots
@@ -92,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--timeout", type=float, default=0.005, help="seconds (default 0.005)")
     sv.add_argument("--seed-config", type=float, nargs="+", help="start configuration (default: random)")
     sv.add_argument("--random-seed", type=int, help="RNG seed for a reproducible run")
+    wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
+                        description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
+    wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
+    wu.add_argument("--group", help="joint group (default: the robot's default group)")
+    wu.add_argument("--solver", action="append", help="solver to prepare (repeatable; default: every solver)")
+    wu.set_defaults(func=cmd_warmup)
     from bioik.bench.cli import add_parser as add_bench_parser
 
     add_bench_parser(sub)

@@ -121,9 +121,14 @@ def _matrix(typingctx, buf, start, rows, cols):
     return sig, codegen
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def unpack(ibuf, fbuf):
-    """The named sections (`ProblemViews`) of the buffers, in `SECTIONS` order."""
+    """The named sections (`ProblemViews`) of the buffers, in `SECTIONS` order.
+
+    Inlined into every caller: it returns views, and numba caches a callee compiled for
+    the first caller's reference-counting mode. Compiled for a `KERNEL` caller (no
+    reference counting) and loaded from the cache by a counting one, its views were
+    released twice — heap corruption."""
     S, O, G, n, E, P = ibuf[0], ibuf[1], ibuf[2], ibuf[3], ibuf[4], ibuf[5]
     W = GI_COLUMNS + E
     i = HEADER

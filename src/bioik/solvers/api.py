@@ -7,12 +7,14 @@ acceptance test from exact FK, and the `Result`.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import struct
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +44,12 @@ UNLIMITED = 2**62
 #: The single-pose kernel's io slots 0–7 (arguments) and 8–15 (results) as raw doubles:
 #: one struct call instead of a numpy slice assignment (≈ 0.3 against ≈ 1.2 µs).
 _IO_IN = _IO_OUT = struct.Struct("8d")
+
+log = logging.getLogger("bioik")
+
+#: Seconds of preparation after which a solve says it is compiling (a first run compiles
+#: the kernels it needs for this CPU; later runs load them from numba's on-disk cache).
+NOTICE_AFTER = 1.0
 
 #: Goal structures a solver keeps prepared, and idle workspaces it keeps for reuse.
 _MAX_STRUCTURES = 32
@@ -82,6 +90,24 @@ def _check_timeout(timeout: Any) -> float:
     if not (t > 0 and math.isfinite(t)):
         raise ValueError(f"timeout must be a finite number of seconds > 0; got {timeout!r}")
     return t
+
+
+@contextmanager
+def _compile_notice(solver: str) -> Iterator[None]:
+    """Say so (a logging warning, shown on stderr by default) when preparing takes longer
+    than NOTICE_AFTER seconds: a first run that compiles in silence looks broken."""
+    t0 = time.monotonic()
+    timer = threading.Timer(NOTICE_AFTER, log.warning, (
+        "bioik: compiling the %s kernels for this CPU — once; later runs load them from the cache "
+        "(`bioik warmup` compiles ahead of time)", solver))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        if time.monotonic() - t0 > NOTICE_AFTER:
+            log.warning("bioik: %s ready after %.1f s", solver, time.monotonic() - t0)
 
 
 def _search_for(family: Family, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
@@ -179,23 +205,47 @@ class Solver:
             p = self._prepared.get(key)
             if p is not None:
                 return p
-            p = Problem(self.robot, goals)
-            self.family.check(p)
-            # one tiny search now loads (or on first use compiles) the kernels, so that
-            # the first solve's timeout is spent searching
-            _search_for(self.family, p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
-            if p.single_pose and self.family.single_pose is not None:
-                ws = _Workspace(self)
-                self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
-                self._single = compiled_entry(self.family.single_pose)
-            p.accept(self.robot.center(), self.acceptance)
-            c = self.robot.center()
-            clip_into(c, self.robot.lower, self.robot.upper)
-            wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
+            with _compile_notice(self.family.name):
+                p = self._new_problem(goals)
             if len(self._prepared) >= _MAX_STRUCTURES:
                 self._prepared.pop(next(iter(self._prepared)))
             self._prepared[key] = p
         return p
+
+    def _new_problem(self, goals: Sequence[Goal]) -> Problem:
+        """A prepared problem whose kernels are loaded (compiled on first use), so that the
+        first solve's timeout is spent searching. A single pose-type goal loads only its
+        one-call kernel: the general search is loaded when a solve first needs it."""
+        p = Problem(self.robot, goals)
+        self.family.check(p)
+        p.general_ready = False
+        if p.single_pose and self.family.single_pose is not None:
+            ws = _Workspace(self)
+            self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
+            self._single = compiled_entry(self.family.single_pose)
+        else:
+            self._load_general(p)
+        c = self.robot.center()
+        clip_into(c, self.robot.lower, self.robot.upper)
+        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
+        return p
+
+    def _load_general(self, p: Problem) -> None:
+        """Load the general search and the acceptance test for prepared problem p (one tiny
+        search on it)."""
+        _search_for(self.family, p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+        p.accept(self.robot.center(), self.acceptance)
+        p.general_ready = True
+
+    def _general_ready(self, problem: Problem) -> None:
+        """Make sure the general path of this problem's structure is loaded (before a solve's
+        clock starts): a one-goal structure first solved on the one-call path has not."""
+        template = problem.template
+        if not template.general_ready:
+            with self._prepare_lock, _compile_notice(self.family.name):
+                if not template.general_ready:
+                    self._load_general(template.copy())
+                    template.general_ready = True
 
     def _acquire(self) -> _Workspace:
         try:
@@ -230,6 +280,9 @@ class Solver:
 
     def _solve(self, ws, goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance) -> Result:
         problem = ws.problem(goals)  # one-time preparation is not part of the timeout
+        one_call = callback is None and problem.single_pose and self.family.single_pose is not None
+        if not one_call and not problem.template.general_ready:
+            self._general_ready(problem)
         t0 = time.monotonic()
         if timeout is None:
             timeout = self.timeout
@@ -245,7 +298,7 @@ class Solver:
             raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
                              f"rotation_tolerance={rotation_tolerance!r}")
         base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
-        if callback is None and problem.single_pose and self.family.single_pose is not None:
+        if one_call:
             return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
         robot = self.robot
         clipped = False

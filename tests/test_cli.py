@@ -1,0 +1,39 @@
+"""The `bioik` command line: robots, info, fk, solve and warmup, with clear errors."""
+
+import logging
+
+import numpy as np
+
+import bioik
+from bioik.cli import main
+from bioik.solvers import api
+
+
+def test_solve_prints_a_solution_that_meets_the_pose(capsys):
+    robot = bioik.load_robot("ur5")
+    T = robot.link_pose(robot.random_configuration(4), "tool0")
+    q = bioik.kinematics.frames.quat_from_matrix(T[:3, :3])
+    status = main(["solve", "ur5", "--pose", *map(str, T[:3, 3]), *map(str, q), "--timeout", "1", "--random-seed", "1"])
+    out = capsys.readouterr().out
+    assert status == 0 and out.startswith("success")
+    values = [float(line.split()[-1]) for line in out.splitlines()[2:]]
+    assert np.allclose(robot.link_pose(values, "tool0")[:3, 3], T[:3, 3], atol=1e-5)
+
+
+def test_warmup_prepares_the_named_solvers(capsys):
+    assert main(["warmup", "--solver", "lm", "--solver", "kdl"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("lm ") and "ready" in out[0] and out[1].startswith("kdl ") and out[-1].startswith("2 solvers ready")
+
+
+def test_unknown_solver_is_one_clear_line(capsys):
+    assert main(["warmup", "--solver", "no_such_solver"]) == 2
+    assert "unknown solver 'no_such_solver'" in capsys.readouterr().err
+
+
+def test_slow_preparation_says_it_is_compiling(monkeypatch, caplog):
+    monkeypatch.setattr(api, "NOTICE_AFTER", 0.0)
+    robot = bioik.load_robot("panda")
+    with caplog.at_level(logging.WARNING, logger="bioik"):
+        bioik.Solver(robot, "jac").solve([bioik.PositionGoal(robot.tips[0], [0.3, 0.0, 0.5])], max_iterations=1)
+    assert any("compiling the jac kernels" in r.getMessage() for r in caplog.records)
