@@ -18,7 +18,7 @@ from bioik.goals.base import Goal
 from bioik.goals.joints import MinimalDisplacementGoal
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.robot import Robot
-from bioik.solvers.api import _check_timeout, solve
+from bioik.solvers.api import check_timeout, solve
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ def track(
         goal_sequence = [goal_sequence]  # one 4×4 pose, not a sequence of rows
     if not isinstance(goal_sequence, (Sequence, np.ndarray)) or len(goal_sequence) == 0:
         raise ValueError("goal_sequence must be a non-empty sequence of goal lists or 4×4 poses")
-    timeout = _check_timeout(timeout)
+    timeout = check_timeout(timeout)
     if max_step is not None and not (isinstance(max_step, (int, float, np.number)) and 0 < max_step < math.inf):
         raise ValueError(f"max_step must be a finite number > 0 (rad or m per joint and step) or None; got {max_step!r}")
     steps = [step_goals(robot, element, i) for i, element in enumerate(goal_sequence)]

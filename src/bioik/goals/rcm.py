@@ -61,7 +61,7 @@ class RCMGoal(Goal):
 
 
 @njit(inline="always", **JIT)
-def _segment(p, f, f2):
+def segment_frame(p, f, f2):
     """a = t − p1, the segment s = p2 − p1 (or the unit tool axis R·ẑ), and whether the
     projection is clamped to the segment."""
     a = (p[0] - f[0], p[1] - f[1], p[2] - f[2])
@@ -88,7 +88,7 @@ def _fraction(a, s, clamp):
 @njit(**JIT)
 def rcm_distance2(p, f, f2):
     """‖t − p_rcm‖² for the pair (f, f2): how the nearest segment is chosen."""
-    a, s, clamp = _segment(p, f, f2)
+    a, s, clamp = segment_frame(p, f, f2)
     lam, _ = _fraction(a, s, clamp)
     c = 0.0
     for i in range(3):
@@ -99,7 +99,7 @@ def rcm_distance2(p, f, f2):
 
 @njit(**JIT)
 def rcm_residual(p, f, f2, r, A, B, A2, B2):
-    a, s, clamp = _segment(p, f, f2)
+    a, s, clamp = segment_frame(p, f, f2)
     lam, free = _fraction(a, s, clamp)
     L2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2]
     # r = a − λs: ∂r/∂p1 = (λ − 1)I − s·∂λ/∂p1ᵀ, ∂r/∂p2 = −λI − s·∂λ/∂p2ᵀ, where λ is free

@@ -14,7 +14,7 @@ from bioik.model.robot_model import REVOLUTE
 
 
 @njit(inline="always", **JIT)
-def _segment(seg_i, seg_f, q, s, seg):
+def segment_frame(seg_i, seg_f, q, s, seg):
     """Frame of segment s from its parent's frame (already in seg) and q.
 
     Hot path: indexes rows directly — an array view per call costs more than the math.
@@ -49,7 +49,7 @@ def _segment(seg_i, seg_f, q, s, seg):
 def fk_segments(seg_i, seg_f, q, seg):
     """Frames of all segments for configuration q."""
     for s in range(seg_i.shape[0]):
-        _segment(seg_i, seg_f, q, s, seg)
+        segment_frame(seg_i, seg_f, q, s, seg)
 
 
 @njit(inline="always", **JIT)
@@ -99,7 +99,7 @@ def fk_link(seg_i, seg_f, out_seg, out_tf, q, o, seg, chain, result):
         n += 1
         s = seg_i[s, 0]
     for k in range(n - 1, -1, -1):
-        _segment(seg_i, seg_f, q, chain[k], seg)
+        segment_frame(seg_i, seg_f, q, chain[k], seg)
     f = np.empty((1, 7))
     _output(out_seg, out_tf, seg, o, f, 0)
     frame_to_matrix(f[0], result)

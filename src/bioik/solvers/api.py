@@ -82,7 +82,7 @@ class Result:
     secondary_cost: float = field(default=0.0, repr=False)
 
 
-def _check_timeout(timeout: Any) -> float:
+def check_timeout(timeout: Any) -> float:
     try:
         t = float(timeout)
     except (TypeError, ValueError):
@@ -173,7 +173,7 @@ class Solver:
             raise TypeError(f"robot must be a bioik.Robot (from bioik.load_robot); got {type(robot).__name__}")
         self.robot = robot
         self.family = _family(solver)
-        self.timeout = _check_timeout(timeout)
+        self.timeout = check_timeout(timeout)
         if acceptance not in MODES:
             raise ValueError(f"acceptance must be one of {', '.join(MODES)}; got {acceptance!r}")
         self.acceptance = acceptance
@@ -287,7 +287,7 @@ class Solver:
         if timeout is None:
             timeout = self.timeout
         elif not (type(timeout) is float and 0.0 < timeout < math.inf):
-            timeout = _check_timeout(timeout)
+            timeout = check_timeout(timeout)
         if max_iterations is None:
             budget = UNLIMITED
         else:

@@ -19,7 +19,7 @@ from bioik.goals.joints import REFERENCE
 from bioik.goals.kernels import KIND
 from bioik.problem import layout
 from bioik.problem.layout import BUDGET, DEADLINE, MODE, RANDOM_START, RUN_SLOTS, SEED, unpack  # noqa: F401 — io's first slots
-from bioik.kinematics.fk import _segment
+from bioik.kinematics.fk import segment_frame
 from bioik.kinematics.frames import JIT, qmul, qrot
 from bioik.kinematics.jacobian import add_weighted_point_jacobian
 from bioik.kinematics.limits import wrap_near
@@ -164,7 +164,7 @@ def io_workspace(io, seg_i, n):
 def tip_frame(seg_i, seg_f, q, seg, tip, tf):
     """Exact FK of the chain; the goal link's frame as (px, py, pz, qw, qx, qy, qz)."""
     for s in range(seg_i.shape[0]):
-        _segment(seg_i, seg_f, q, s, seg)
+        segment_frame(seg_i, seg_f, q, s, seg)
     if tip < 0:
         return tf[0], tf[1], tf[2], tf[3], tf[4], tf[5], tf[6]
     Pw, Px, Py, Pz = seg[tip, 3], seg[tip, 4], seg[tip, 5], seg[tip, 6]

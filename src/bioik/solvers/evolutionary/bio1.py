@@ -38,7 +38,7 @@ One generation ("iteration", [S Fig. 4.2]):
      the current solution"), the others uniform at random, gradients zero.
 Initialisation (4.20): Ψ₁ = the seed, the others uniform in the sampling bounds.
 
-Interpretations ([S] is ambiguous or silent; see the report in tests/test_bio1.py):
+Interpretations ([S] is ambiguous or silent; see the report in tests/solvers/evolutionary/test_bio1.py):
   * 4.22's first test "Ω̄(Φ) < Ω̄(x*)" is read as "no progress this generation", i.e.
     compared with Φ before its update (4.17) and as ≤ — literally, a stuck elite equal
     to Φ would block every wipe; and, not to reproduce PickIK's deviation [E 3.1.5],

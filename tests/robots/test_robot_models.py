@@ -18,7 +18,7 @@ import yourdfpy
 from bioik.robots.catalog import ROBOTS
 from bioik.robots.snake import snake_groups, snake_urdf
 
-URDF_DIR = Path(__file__).resolve().parents[1] / "src" / "bioik" / "robots" / "urdf"
+URDF_DIR = Path(__file__).resolve().parents[2] / "src" / "bioik" / "robots" / "urdf"
 PI = math.pi
 
 
