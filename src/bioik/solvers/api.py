@@ -51,9 +51,8 @@ log = logging.getLogger("bioik")
 #: the kernels it needs for this CPU; later runs load them from numba's on-disk cache).
 NOTICE_AFTER = 1.0
 
-#: Goal structures a solver keeps prepared, and idle workspaces it keeps for reuse.
+#: Goal structures a solver keeps prepared.
 _MAX_STRUCTURES = 32
-_MAX_IDLE = 64
 
 
 @dataclass(slots=True)
@@ -247,16 +246,6 @@ class Solver:
                     self._load_general(template.copy())
                     template.general_ready = True
 
-    def _acquire(self) -> _Workspace:
-        try:
-            return self._idle.pop()  # atomic: two threads never get the same workspace
-        except IndexError:
-            return _Workspace(self)
-
-    def _release(self, ws: _Workspace) -> None:
-        if len(self._idle) < _MAX_IDLE:
-            self._idle.append(ws)
-
     def solve(
         self,
         goals: Sequence[Goal],
@@ -272,86 +261,87 @@ class Solver:
 
         Safe to call from several threads at once and from inside a callback: each call
         solves in a workspace of its own."""
-        ws = self._acquire()
+        idle = self._idle
         try:
-            return self._solve(ws, goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
+            ws = idle.pop()  # atomic: two threads never get the same workspace
+        except IndexError:
+            ws = _Workspace(self)
+        try:
+            problem = ws.problem(goals)  # one-time preparation is not part of the timeout
+            one_call = callback is None and problem.single_pose and self.family.single_pose is not None
+            if not one_call and not problem.template.general_ready:
+                self._general_ready(problem)
+            t0 = time.monotonic()
+            if timeout is None:
+                timeout = self.timeout
+            elif not (type(timeout) is float and 0.0 < timeout < math.inf):
+                timeout = check_timeout(timeout)
+            if max_iterations is None:
+                budget = UNLIMITED
+            else:
+                budget = int(max_iterations)
+                if budget < 1:
+                    raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
+            if not (0 <= position_tolerance < math.inf and 0 <= rotation_tolerance < math.inf):
+                raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
+                                 f"rotation_tolerance={rotation_tolerance!r}")
+            base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
+            if one_call:
+                return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
+            robot = self.robot
+            clipped = False
+            random_start = seed is None
+            if random_start:
+                q = np.empty(robot.dof)  # the kernel draws the start
+            else:
+                q = robot.check(seed, "seed").copy()
+                clipped = clip_into(q, robot.lower, robot.upper)
+            reference = robot._center if random_start else q.copy()
+            problem.update(goals, reference, position_tolerance, rotation_tolerance)
+            deadline = t0 + timeout
+            mode = MODES[self.acceptance]
+            calls = restarts = iterations = 0
+            ok = False
+            call = 0
+            search = _search_for(self.family, problem)
+            while True:
+                seed_k = (base + 7919 * call) % 2**31
+                found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
+                call += 1
+                iterations += its
+                restarts += rs
+                if not found:
+                    break
+                ok = True
+                if callback is None:
+                    break
+                wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
+                calls += 1
+                if callback(q.copy()):
+                    break
+                ok = False  # rejected: keep searching from a random configuration [E 8.1]
+                restarts += 1
+                random_start = True
+                if time.monotonic() >= deadline or iterations >= budget:
+                    break
+            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
+            accepted, errors, pc, sc = problem.accept(q, self.acceptance)
+            return Result(
+                q=q,
+                success=ok and accepted,
+                cost=pc + sc,
+                goal_errors=errors,
+                time=time.monotonic() - t0,
+                callback_calls=calls,
+                restarts=restarts,
+                iterations=iterations,
+                seed_clipped=clipped,
+                solver=self.family.name,
+                primary_cost=pc,
+                secondary_cost=sc,
+            )
         finally:
-            self._release(ws)
-
-    def _solve(self, ws, goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance) -> Result:
-        problem = ws.problem(goals)  # one-time preparation is not part of the timeout
-        one_call = callback is None and problem.single_pose and self.family.single_pose is not None
-        if not one_call and not problem.template.general_ready:
-            self._general_ready(problem)
-        t0 = time.monotonic()
-        if timeout is None:
-            timeout = self.timeout
-        elif not (type(timeout) is float and 0.0 < timeout < math.inf):
-            timeout = check_timeout(timeout)
-        if max_iterations is None:
-            budget = UNLIMITED
-        else:
-            budget = int(max_iterations)
-            if budget < 1:
-                raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
-        if not (0 <= position_tolerance < math.inf and 0 <= rotation_tolerance < math.inf):
-            raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
-                             f"rotation_tolerance={rotation_tolerance!r}")
-        base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
-        if one_call:
-            return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
-        robot = self.robot
-        clipped = False
-        random_start = seed is None
-        if random_start:
-            q = np.empty(robot.dof)  # the kernel draws the start
-        else:
-            q = robot.check(seed, "seed").copy()
-            clipped = clip_into(q, robot.lower, robot.upper)
-        reference = robot._center if random_start else q.copy()
-        problem.update(goals, reference, position_tolerance, rotation_tolerance)
-        deadline = t0 + timeout
-        mode = MODES[self.acceptance]
-        calls = restarts = iterations = 0
-        ok = False
-        call = 0
-        search = _search_for(self.family, problem)
-        while True:
-            seed_k = (base + 7919 * call) % 2**31
-            found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
-            call += 1
-            iterations += its
-            restarts += rs
-            if not found:
-                break
-            ok = True
-            if callback is None:
-                break
-            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
-            calls += 1
-            if callback(q.copy()):
-                break
-            ok = False  # rejected: keep searching from a random configuration [E 8.1]
-            restarts += 1
-            random_start = True
-            if time.monotonic() >= deadline or iterations >= budget:
-                break
-        wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
-        accepted, errors, pc, sc = problem.accept(q, self.acceptance)
-        return Result(
-            q=q,
-            success=ok and accepted,
-            cost=pc + sc,
-            goal_errors=errors,
-            time=time.monotonic() - t0,
-            callback_calls=calls,
-            restarts=restarts,
-            iterations=iterations,
-            seed_clipped=clipped,
-            solver=self.family.name,
-            primary_cost=pc,
-            secondary_cost=sc,
-        )
+            idle.append(ws)  # at most as many as ever ran at once
 
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
         """One pose-type goal, no callback: the whole query (seed check and clipping, search,
