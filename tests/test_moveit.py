@@ -63,7 +63,7 @@ def test_unreachable_reports_no_solution_within_limits(ur5):
 def test_solution_callback_can_reject_everything(ur5, rng, results):
     T = ur5.link_pose(ur5.random_configuration(rng), "tool0")
     calls = []
-    _, code = bioik.search_position_ik(ur5, [T], ur5.center(), solution_callback=lambda q: calls.append(q) and False,
+    _, code = bioik.search_position_ik(ur5, [T], ur5.center(), solution_callback=lambda q: calls.append(q) or False,
                                       options=dict(OPTIONS, max_iterations=300))
     assert code == IKErrorCode.NO_IK_SOLUTION and calls and results[-1].callback_calls == len(calls)
 

@@ -206,3 +206,18 @@ def test_alternating_goal_structures_each_solve_their_own_goal(ur5, rng):
         res = bioik.solve(ur5, [make(link, T)], seed=ur5.center(), solver="lm", **BUDGET)
         assert res.success
         assert np.linalg.norm(ur5.link_pose(res.q, link)[:3, 3] - T[:3, 3]) <= 1e-5
+
+
+def test_a_non_goal_in_the_goal_list_is_named(ur5):
+    with pytest.raises(TypeError, match=r"goals\[1\] is a ndarray, not a bioik goal"):
+        bioik.solve(ur5, [bioik.PositionGoal("tool0", [0.3, 0.1, 0.4]), np.eye(4)])
+    with pytest.raises(TypeError, match="goals must be a list of goals"):
+        bioik.solve(ur5, "tool0")
+
+
+def test_a_callback_must_answer_true_or_false(ur5, rng):
+    T = target(ur5, rng)
+    with pytest.raises(TypeError, match="must return True .accept. or False .reject.; got 1"):
+        bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: 1, **BUDGET)
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: np.bool_(True), **BUDGET)
+    assert res.success and res.callback_calls == 1

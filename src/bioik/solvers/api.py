@@ -196,6 +196,11 @@ class Solver:
             raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
         if not goals:
             raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
+        if not isinstance(goals, Sequence) or isinstance(goals, (str, bytes)):
+            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got {type(goals).__name__}")
+        for k, g in enumerate(goals):
+            if not isinstance(g, Goal):
+                raise TypeError(f"goals[{k}] is a {type(g).__name__}, not a bioik goal (expected e.g. bioik.PoseGoal(link, pose))")
         key = structure_key(goals)
         p = self._prepared.get(key)
         if p is not None:
@@ -317,7 +322,10 @@ class Solver:
                     break
                 wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
                 calls += 1
-                if callback(q.copy()):
+                verdict = callback(q.copy())
+                if not isinstance(verdict, (bool, np.bool_)):
+                    raise TypeError(f"the solution callback must return True (accept) or False (reject); got {verdict!r}")
+                if verdict:
                     break
                 ok = False  # rejected: keep searching from a random configuration [E 8.1]
                 restarts += 1
