@@ -7,54 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import BALANCE, N_PARAMS, Goal, add_skew, finite_vector, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, add_skew, finite_vector, unit_vector
+from bioik.goals.kernels import MAX_LINK_ROWS, chain_rule, goal_link_count, goal_output
+from bioik.goals.registry import ANY_LINKS
 from bioik.kinematics.frames import JIT, qrot
 
 #: Parameter row: target (3), unit gravity ĝ (3), then per massive link (in `links_for`
 #: order) its share of the total mass and its centre of mass in the link frame (4 each).
 FIRST_LINK, PER_LINK = 6, 4
 
-
-@dataclass
-class BalanceGoal(Goal):
-    """Keep the centre of mass c of all links with mass over `target` along `gravity`.
-
-    c = Σ m_i (p_i + R_i c_i) / Σ m_i over the links with mass (URDF inertials, c_i in the
-    link frame); residual r = (I − ĝĝᵀ)(c − target) with ĝ = gravity/‖gravity‖: the
-    offset between c and the target projected onto the plane orthogonal to gravity, cost
-    ‖r‖²·w². The goal reads every massive link of the robot (`links_for`).
-    """
-
-    target: np.ndarray = (0.0, 0.0, 0.0)
-    gravity: np.ndarray = (0.0, 0.0, -1.0)
-    weight: float = 1.0
-    secondary: bool = False
-    tolerance: float = 1e-5
-    kind = BALANCE
-    size = 3
-
-    def __post_init__(self):
-        super().__post_init__()
-        self.target = finite_vector(self.target, 3, "target", "BalanceGoal")
-        self.gravity = unit_vector(self.gravity, "gravity", "BalanceGoal")
-
-    def links_for(self, robot):
-        links = tuple(l.name for l in robot.model.links if l.mass > 0.0)
-        if not links:
-            raise ValueError(f"BalanceGoal: robot {robot.name!r} has no link with mass (URDF <inertial>)")
-        return links
-
-    def params(self, robot):
-        links = [robot.model.links[robot.model.link_index(name)] for name in self.links_for(robot)]
-        total = sum(l.mass for l in links)
-        p = np.zeros(max(N_PARAMS, FIRST_LINK + PER_LINK * len(links)))
-        p[0:3] = self.target
-        p[3:6] = self.gravity
-        for k, l in enumerate(links):
-            i = FIRST_LINK + PER_LINK * k
-            p[i] = l.mass / total
-            p[i + 1 : i + 4] = l.com
-        return p
+BALANCE = 12
 
 
 @njit(inline="always", **JIT)
@@ -90,3 +52,65 @@ def balance_link(p, k, f, r, A, B):
         d = p[3] * B[0, b] + p[4] * B[1, b] + p[5] * B[2, b]
         for a in range(3):
             B[a, b] = w * (B[a, b] - d * p[3 + a])
+
+
+@njit(inline="always", **JIT)
+def balance_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    """The sum of every massive link's term, applying the chain rule link by link."""
+    m = MAX_LINK_ROWS
+    A, B = scratch[0:m], scratch[m : 2 * m]
+    p = gf[g]
+    balance_start(p, r)
+    for k in range(goal_link_count(gi, g)):
+        o = goal_output(gi, g, k)
+        A[:3, :] = 0.0
+        B[:3, :] = 0.0
+        balance_link(p, k, frames[o], r, A, B)
+        if with_jac:
+            chain_rule(J, o, A, B, 3, Jr)
+    return 3
+
+
+
+@dataclass
+class BalanceGoal(Goal):
+    """Keep the centre of mass c of all links with mass over `target` along `gravity`.
+
+    c = Σ m_i (p_i + R_i c_i) / Σ m_i over the links with mass (URDF inertials, c_i in the
+    link frame); residual r = (I − ĝĝᵀ)(c − target) with ĝ = gravity/‖gravity‖: the
+    offset between c and the target projected onto the plane orthogonal to gravity, cost
+    ‖r‖²·w². The goal reads every massive link of the robot (`links_for`).
+    """
+
+    target: np.ndarray = (0.0, 0.0, 0.0)
+    gravity: np.ndarray = (0.0, 0.0, -1.0)
+    weight: float = 1.0
+    secondary: bool = False
+    tolerance: float = 1e-5
+    kind = BALANCE
+    size = 3
+    kernel = balance_residual
+    link_count = ANY_LINKS
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.target = finite_vector(self.target, 3, "target", "BalanceGoal")
+        self.gravity = unit_vector(self.gravity, "gravity", "BalanceGoal")
+
+    def links_for(self, robot):
+        links = tuple(l.name for l in robot.model.links if l.mass > 0.0)
+        if not links:
+            raise ValueError(f"BalanceGoal: robot {robot.name!r} has no link with mass (URDF <inertial>)")
+        return links
+
+    def params(self, robot):
+        links = [robot.model.links[robot.model.link_index(name)] for name in self.links_for(robot)]
+        total = sum(l.mass for l in links)
+        p = np.zeros(max(N_PARAMS, FIRST_LINK + PER_LINK * len(links)))
+        p[0:3] = self.target
+        p[3:6] = self.gravity
+        for k, l in enumerate(links):
+            i = FIRST_LINK + PER_LINK * k
+            p[i] = l.mass / total
+            p[i + 1 : i + 4] = l.com
+        return p

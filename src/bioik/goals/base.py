@@ -1,18 +1,22 @@
 """What every goal is: a weighted residual r(q) with cost ‖r‖²·w², and an acceptance test.
 
 Built-in goals are *data*: a kind code, the links they read and a parameter row,
-evaluated by compiled kernels (`bioik.goals.kernels`). Goals with user callables
+evaluated by compiled kernels (`bioik.goals.kernels`). Each goal class declares its kind,
+kernel and residual size beside its code; defining the class registers them
+(`bioik.goals.registry`, which also says how to add a goal). Goals with user callables
 (`LinkFunctionGoal`, `JointFunctionGoal`) are evaluated in Python instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numba import njit
 
+from bioik.goals.registry import PYTHON, register
 from bioik.kinematics.frames import JIT
 
 if TYPE_CHECKING:
@@ -22,12 +26,12 @@ if TYPE_CHECKING:
 #: row and the problem's rows widen to fit it; see `bioik.problem.layout`).
 N_PARAMS = 16
 
-#: Kind codes understood by the compiled kernels (0: evaluated in Python).
-PYTHON, POSITION, ORIENTATION, POSE, LOOK_AT, DIRECTION, LINE, CONE, SIDE = 0, 1, 2, 3, 4, 5, 6, 7, 8
-MIN_DISTANCE, MAX_DISTANCE, RCM, BALANCE = 9, 10, 11, 12
-JOINT_VARIABLE, CENTER_JOINTS, AVOID_JOINT_LIMITS, MINIMAL_DISPLACEMENT = 20, 21, 22, 23
-#: Kinds at or above this code read only joint values.
-FIRST_JOINT_KIND = 20
+#: The kind codes that code outside their goal's file compares against: the solvers' pose
+#: fast paths and acceptance test (`bioik.goals.pose`), RelaxedIK's joint-limit term
+#: (`bioik.goals.joints`), and PYTHON (`bioik.goals.registry`). Every other goal declares
+#: its code in its own file only; the registry refuses a code in use.
+POSITION, ORIENTATION, POSE = 1, 2, 3
+AVOID_JOINT_LIMITS = 22
 
 
 @dataclass
@@ -37,9 +41,13 @@ class Goal:
     `tolerance`: the goal is met when ‖r‖ ≤ tolerance (pose-type goals have their own test).
     """
 
+    #: What the compiled layer needs, declared by each goal class (a class that sets `kind`
+    #: is registered on definition; see `bioik.goals.registry`): its kind code, residual
+    #: kernel, residual rows (or PER_VARIABLE) and the links its kernel reads (0, 1 or ANY_LINKS).
     kind: ClassVar[int] = PYTHON
-    #: Largest residual length for link goals; joint goals use the number of variables.
+    kernel: ClassVar[Callable | None] = None
     size: ClassVar[int] = 3
+    link_count: ClassVar[int] = 1
     #: Links whose frames the goal reads, in the order its kernel expects (goals override
     #: this with a property, or with a field as `RCMGoal` does).
     links: ClassVar[tuple[str, ...]] = ()
@@ -49,8 +57,10 @@ class Goal:
     watch_fields: ClassVar[bool] = True
 
     def __init_subclass__(cls) -> None:
-        # after validation, remember the field values `refresh` compares against
         super().__init_subclass__()
+        if "kind" in cls.__dict__:  # a subclass that keeps its parent's kind is not a new kind
+            register(cls)
+        # after validation, remember the field values `refresh` compares against
         if cls.watch_fields:
             validate = cls.__post_init__
 

@@ -7,8 +7,32 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import CONE, N_PARAMS, Goal, finite_number, finite_vector, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, finite_number, finite_vector, unit_vector
 from bioik.kinematics.frames import JIT, qrot
+
+CONE = 7
+
+
+@njit(**JIT)
+def cone_residual(p, f, r, A, B):
+    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
+    dx, dy, dz = p[0], p[1], p[2]
+    cx, cy, cz = vy * dz - vz * dy, vz * dx - vx * dz, vx * dy - vy * dx
+    s = np.sqrt(cx * cx + cy * cy + cz * cz)
+    e = np.arctan2(s, vx * dx + vy * dy + vz * dz) - p[6]
+    if e > 0.0:
+        r[0] = e
+        if s > 0.0:  # ∂∠/∂ω = −(v × d)/‖v × d‖ (undefined when antiparallel)
+            B[0, 0], B[0, 1], B[0, 2] = -cx / s, -cy / s, -cz / s
+    else:
+        r[0] = 0.0
+    pw = p[10]
+    if pw == 0.0:
+        return 1
+    for i in range(3):
+        r[1 + i] = pw * (f[i] - p[7 + i])
+        A[1 + i, i] = pw
+    return 4
 
 
 @dataclass
@@ -33,6 +57,7 @@ class ConeGoal(Goal):
     tolerance: float = 1e-5
     kind = CONE
     size = 4
+    kernel = cone_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -61,25 +86,3 @@ class ConeGoal(Goal):
             p[7:10] = self.position
             p[10] = self.position_weight
         return p
-
-
-@njit(**JIT)
-def cone_residual(p, f, r, A, B):
-    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
-    dx, dy, dz = p[0], p[1], p[2]
-    cx, cy, cz = vy * dz - vz * dy, vz * dx - vx * dz, vx * dy - vy * dx
-    s = np.sqrt(cx * cx + cy * cy + cz * cz)
-    e = np.arctan2(s, vx * dx + vy * dy + vz * dz) - p[6]
-    if e > 0.0:
-        r[0] = e
-        if s > 0.0:  # ∂∠/∂ω = −(v × d)/‖v × d‖ (undefined when antiparallel)
-            B[0, 0], B[0, 1], B[0, 2] = -cx / s, -cy / s, -cz / s
-    else:
-        r[0] = 0.0
-    pw = p[10]
-    if pw == 0.0:
-        return 1
-    for i in range(3):
-        r[1 + i] = pw * (f[i] - p[7 + i])
-        A[1 + i, i] = pw
-    return 4

@@ -7,8 +7,18 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import DIRECTION, N_PARAMS, Goal, add_skew, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, add_skew, unit_vector
 from bioik.kinematics.frames import JIT, qrot
+
+DIRECTION = 5
+
+
+@njit(**JIT)
+def direction_residual(p, f, r, A, B):
+    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
+    r[0], r[1], r[2] = vx - p[0], vy - p[1], vz - p[2]
+    add_skew(B, 0, -1.0, vx, vy, vz)
+    return 3
 
 
 @dataclass
@@ -28,6 +38,7 @@ class DirectionGoal(Goal):
     tolerance: float = 1e-5
     kind = DIRECTION
     size = 3
+    kernel = direction_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -47,11 +58,3 @@ class DirectionGoal(Goal):
 
 #: EBIKE's name for the direction goal [E 8.8].
 AlignmentGoal = DirectionGoal
-
-
-@njit(**JIT)
-def direction_residual(p, f, r, A, B):
-    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
-    r[0], r[1], r[2] = vx - p[0], vy - p[1], vz - p[2]
-    add_skew(B, 0, -1.0, vx, vy, vz)
-    return 3

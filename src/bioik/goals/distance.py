@@ -7,8 +7,35 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import MAX_DISTANCE, MIN_DISTANCE, N_PARAMS, Goal, finite_number, finite_vector
+from bioik.goals.base import N_PARAMS, Goal, finite_number, finite_vector
 from bioik.kinematics.frames import JIT
+
+MIN_DISTANCE, MAX_DISTANCE = 9, 10
+
+
+@njit(inline="always", **JIT)
+def distance_residual(sign, p, f, r, A, B):
+    """r = max(0, sign·(‖f − t‖ − d)): sign −1 for MinDistance, +1 for MaxDistance."""
+    dx, dy, dz = f[0] - p[0], f[1] - p[1], f[2] - p[2]
+    n = np.sqrt(dx * dx + dy * dy + dz * dz)
+    e = sign * (n - p[3])
+    if e > 0.0:
+        r[0] = e
+        if n > 0.0:  # at the target itself the direction is undefined: no gradient
+            A[0, 0], A[0, 1], A[0, 2] = sign * dx / n, sign * dy / n, sign * dz / n
+    else:
+        r[0] = 0.0
+    return 1
+
+
+@njit(**JIT)
+def min_distance_residual(p, f, r, A, B):
+    return distance_residual(-1.0, p, f, r, A, B)
+
+
+@njit(**JIT)
+def max_distance_residual(p, f, r, A, B):
+    return distance_residual(1.0, p, f, r, A, B)
 
 
 @dataclass
@@ -24,6 +51,7 @@ class MinDistanceGoal(Goal):
     tolerance: float = 1e-5
     kind = MIN_DISTANCE
     size = 1
+    kernel = min_distance_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -54,6 +82,7 @@ class MaxDistanceGoal(Goal):
     tolerance: float = 1e-5
     kind = MAX_DISTANCE
     size = 1
+    kernel = max_distance_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -69,18 +98,3 @@ class MaxDistanceGoal(Goal):
         p[0:3] = self.target
         p[3] = self.distance
         return p
-
-
-@njit(**JIT)
-def distance_residual(sign, p, f, r, A, B):
-    """r = max(0, sign·(‖f − t‖ − d)): sign −1 for MinDistance, +1 for MaxDistance."""
-    dx, dy, dz = f[0] - p[0], f[1] - p[1], f[2] - p[2]
-    n = np.sqrt(dx * dx + dy * dy + dz * dz)
-    e = sign * (n - p[3])
-    if e > 0.0:
-        r[0] = e
-        if n > 0.0:  # at the target itself the direction is undefined: no gradient
-            A[0, 0], A[0, 1], A[0, 2] = sign * dx / n, sign * dy / n, sign * dz / n
-    else:
-        r[0] = 0.0
-    return 1

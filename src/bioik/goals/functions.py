@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bioik.goals.base import Goal
+from bioik.goals.base import PYTHON, Goal
 from bioik.kinematics.frames import matrix_from_frame
 
 
@@ -32,6 +32,7 @@ class LinkFunctionGoal(Goal):
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
+    kind = PYTHON
 
     def __post_init__(self):
         super().__post_init__()
@@ -67,6 +68,7 @@ class JointFunctionGoal(Goal):
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
+    kind = PYTHON
 
     def __post_init__(self):
         super().__post_init__()

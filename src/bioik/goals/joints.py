@@ -11,18 +11,59 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import (
-    AVOID_JOINT_LIMITS,
-    CENTER_JOINTS,
-    JOINT_VARIABLE,
-    MINIMAL_DISPLACEMENT,
-    N_PARAMS,
-    Goal,
-)
+from bioik.goals.base import AVOID_JOINT_LIMITS, N_PARAMS, Goal
+from bioik.goals.registry import PER_VARIABLE
 from bioik.kinematics.frames import JIT
 
 LOWER, UPPER, REFERENCE, DISP_WEIGHT, CENTER, HALF_RANGE = 0, 1, 2, 3, 4, 5
 N_VDATA = 6
+
+JOINT_VARIABLE, CENTER_JOINTS, MINIMAL_DISPLACEMENT = 20, 21, 23
+
+
+# Residual kernels: r and Jq = ∂r/∂q (zeroed by the caller) from the parameter row p,
+# the joint values q and the joint data vdata; they return the number of rows.
+
+
+@njit(**JIT)
+def joint_variable_residual(p, q, vdata, r, Jq):
+    i = int(p[0])
+    r[0] = q[i] - p[1]
+    Jq[0, i] = 1.0
+    return 1
+
+
+@njit(**JIT)
+def center_joints_residual(p, q, vdata, r, Jq):
+    n = q.shape[0]
+    for i in range(n):
+        r[i] = q[i] - vdata[i, CENTER]
+        Jq[i, i] = 1.0
+    return n
+
+
+@njit(**JIT)
+def avoid_joint_limits_residual(p, q, vdata, r, Jq):
+    n = q.shape[0]
+    for i in range(n):
+        d = q[i] - vdata[i, CENTER]
+        e = 2.0 * abs(d) - vdata[i, HALF_RANGE]
+        if e > 0.0:
+            r[i] = e
+            Jq[i, i] = 2.0 if d >= 0.0 else -2.0
+        else:
+            r[i] = 0.0
+    return n
+
+
+@njit(**JIT)
+def minimal_displacement_residual(p, q, vdata, r, Jq):
+    n = q.shape[0]
+    for i in range(n):
+        w = vdata[i, DISP_WEIGHT]
+        r[i] = w * (q[i] - vdata[i, REFERENCE])
+        Jq[i, i] = w
+    return n
 
 
 @dataclass
@@ -35,6 +76,9 @@ class JointVariableGoal(Goal):
     secondary: bool = False
     tolerance: float = 1e-5
     kind = JOINT_VARIABLE
+    size = 1
+    kernel = joint_variable_residual
+    link_count = 0
 
     def __post_init__(self):
         super().__post_init__()
@@ -59,6 +103,9 @@ class CenterJointsGoal(Goal):
     secondary: bool = True
     tolerance: float = 1e-5
     kind = CENTER_JOINTS
+    size = PER_VARIABLE
+    kernel = center_joints_residual
+    link_count = 0
 
 
 @dataclass
@@ -70,6 +117,9 @@ class AvoidJointLimitsGoal(Goal):
     secondary: bool = True
     tolerance: float = 1e-5
     kind = AVOID_JOINT_LIMITS
+    size = PER_VARIABLE
+    kernel = avoid_joint_limits_residual
+    link_count = 0
 
 
 @dataclass
@@ -80,34 +130,9 @@ class MinimalDisplacementGoal(Goal):
     secondary: bool = True
     tolerance: float = 1e-5
     kind = MINIMAL_DISPLACEMENT
-
-
-@njit(**JIT)
-def joint_residual(kind, p, q, vdata, r, Jq):
-    """Residual of a joint goal into r and its Jacobian (zeroed by the caller) into Jq."""
-    n = q.shape[0]
-    if kind == JOINT_VARIABLE:
-        i = int(p[0])
-        r[0] = q[i] - p[1]
-        Jq[0, i] = 1.0
-        return 1
-    for i in range(n):
-        if kind == CENTER_JOINTS:
-            r[i] = q[i] - vdata[i, CENTER]
-            Jq[i, i] = 1.0
-        elif kind == AVOID_JOINT_LIMITS:
-            d = q[i] - vdata[i, CENTER]
-            e = 2.0 * abs(d) - vdata[i, HALF_RANGE]
-            if e > 0.0:
-                r[i] = e
-                Jq[i, i] = 2.0 if d >= 0.0 else -2.0
-            else:
-                r[i] = 0.0
-        else:  # MINIMAL_DISPLACEMENT
-            w = vdata[i, DISP_WEIGHT]
-            r[i] = w * (q[i] - vdata[i, REFERENCE])
-            Jq[i, i] = w
-    return n
+    size = PER_VARIABLE
+    kernel = minimal_displacement_residual
+    link_count = 0
 
 
 def joint_data(robot, reference: np.ndarray) -> np.ndarray:

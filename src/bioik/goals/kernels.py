@@ -5,44 +5,29 @@ Goal table layout (built by `bioik.problem.problem`, packed by `bioik.problem.la
                    first residual row, residual size, then the outputs of a goal's third,
                    fourth, … links (−1 where a goal reads fewer links)
   gf (G, P ≥ N_PARAMS): parameter rows; gw (G,): weights.
-A link goal's residual kernel gives r and its derivatives A = ∂r/∂p, B = ∂r/∂ω with
-respect to the link's position and rotation vector (A2, B2 for a second link); the chain
-rule with the link's geometric Jacobian gives ∂r/∂q = A·J_v + B·J_ω. Goals over more
-links: an RCM over a link chain uses the consecutive pair nearest its trocar; Balance
-sums one term per massive link, applying the chain rule link by link.
+A one-link goal's residual kernel gives r and its derivatives A = ∂r/∂p, B = ∂r/∂ω with
+respect to the link's position and rotation vector; the chain rule with the link's
+geometric Jacobian gives ∂r/∂q = A·J_v + B·J_ω. Joint goals give ∂r/∂q directly; goals
+over any number of links (RCM, Balance) find their links and apply the chain rule
+themselves, with the helpers here.
+
+The dispatch on the kind is generated from `bioik.goals.registry` when it is first
+compiled (`link_residual`, `kind_residual`), so that no file but a goal's own lists it: a
+chain of inlined closures, one per registered kind, each testing its kind and calling its
+kernel or the next — the if-chain one would write by hand, fixed at compile time. numba
+caches the kernels it is inlined into (it is no `exec` source); a new goal file drops that
+cache like any edit under goals/ (`bioik._kernel_cache`).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from functools import cache
 
-from bioik.goals.balance import balance_link, balance_start
-from bioik.goals.base import (
-    BALANCE,
-    CONE,
-    DIRECTION,
-    FIRST_JOINT_KIND,
-    LINE,
-    LOOK_AT,
-    MAX_DISTANCE,
-    MIN_DISTANCE,
-    ORIENTATION,
-    POSE,
-    POSITION,
-    PYTHON,
-    RCM,
-    SIDE,
-)
-from bioik.goals.cone import cone_residual
-from bioik.goals.direction import direction_residual
-from bioik.goals.distance import distance_residual
-from bioik.goals.joints import joint_residual
-from bioik.goals.line import line_residual
-from bioik.goals.look_at import look_at_residual
-from bioik.goals.pose import orientation_residual, pose_residual, position_residual
-from bioik.goals.rcm import rcm_distance2, rcm_residual
-from bioik.goals.side import side_residual
+from numba import njit
+from numba.extending import overload
+
+from bioik.goals import registry
+from bioik.goals.registry import ANY_LINKS, PYTHON
 from bioik.kinematics.frames import JIT
 
 #: Columns of the goal table gi: kind, first and second link output, secondary flag, first
@@ -51,34 +36,6 @@ KIND, OUT1, OUT2, SECONDARY, ROW, SIZE = range(6)
 GI_COLUMNS = 6
 #: Rows of the scratch matrices a link goal may use.
 MAX_LINK_ROWS = 8
-
-
-@njit(**JIT)
-def link_residual(kind, p, f, f2, r, A, B, A2, B2):
-    """Dispatch on kind; A, B (and A2, B2 for the second link) must be zeroed."""
-    if kind == POSE:
-        return pose_residual(p, f, r, A, B)
-    if kind == POSITION:
-        return position_residual(p, f, r, A, B)
-    if kind == ORIENTATION:
-        return orientation_residual(p, f, r, A, B)
-    if kind == LOOK_AT:
-        return look_at_residual(p, f, r, A, B)
-    if kind == DIRECTION:
-        return direction_residual(p, f, r, A, B)
-    if kind == LINE:
-        return line_residual(p, f, r, A, B)
-    if kind == CONE:
-        return cone_residual(p, f, r, A, B)
-    if kind == SIDE:
-        return side_residual(p, f, r, A, B)
-    if kind == MIN_DISTANCE:
-        return distance_residual(-1.0, p, f, r, A, B)
-    if kind == MAX_DISTANCE:
-        return distance_residual(1.0, p, f, r, A, B)
-    if kind == RCM:
-        return rcm_residual(p, f, f2, r, A, B, A2, B2)
-    return 0
 
 
 @njit(inline="always", **JIT)
@@ -97,7 +54,7 @@ def goal_link_count(gi, g):
 
 
 @njit(inline="always", **JIT)
-def _chain(J, o, A, B, d, Jr):
+def chain_rule(J, o, A, B, d, Jr):
     """Jr[:d] += A·J_v + B·J_ω for output o's Jacobian rows in J."""
     n = Jr.shape[1]
     base = 6 * o
@@ -110,6 +67,96 @@ def _chain(J, o, A, B, d, Jr):
             if b != 0.0:
                 for v in range(n):
                     Jr[i, v] += b * J[base + 3 + k, v]
+
+
+def link_residual(kind, p, f, r, A, B):
+    """Residual of a one-link goal (`link_count` 1) of this kind into r, with A = ∂r/∂p and
+    B = ∂r/∂ω (zeroed by the caller); 0 rows for any other kind. Compiled as the if-chain
+    generated from the registry (`_dispatch`); this body runs only without numba."""
+    return _dispatch()[0](kind, p, f, r, A, B)
+
+
+def kind_residual(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    """`goal_residual` of a compiled goal kind, its Jr rows zeroed: the if-chain generated
+    from the registry over the joint and any-link kinds, then the one-link path."""
+    return _dispatch()[1](kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+
+
+@njit(inline="always", **JIT)
+def _one_link_goal(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    """A one-link goal: its kernel on the link frame, then the chain rule."""
+    m = MAX_LINK_ROWS
+    A, B = scratch[0:m], scratch[m : 2 * m]
+    A[:, :] = 0.0
+    B[:, :] = 0.0
+    o = gi[g, OUT1]
+    d = link_residual(kind, gf[g], frames[o], r, A, B)
+    if with_jac:
+        chain_rule(J, o, A, B, d, Jr)
+    return d
+
+
+@njit(inline="always", **JIT)
+def _no_link_kind(kind, p, f, r, A, B):
+    return 0
+
+
+def _link_step(code, kernel, rest):
+    @njit(inline="always")
+    def step(kind, p, f, r, A, B):
+        if kind == code:
+            return kernel(p, f, r, A, B)
+        return rest(kind, p, f, r, A, B)
+
+    return step
+
+
+def _joint_step(code, kernel, rest):
+    @njit(inline="always")
+    def step(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+        if kind == code:
+            return kernel(gf[g], q, vdata, r, Jr)
+        return rest(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+
+    return step
+
+
+def _links_step(code, kernel, rest):
+    @njit(inline="always")
+    def step(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+        if kind == code:
+            return kernel(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+        return rest(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+
+    return step
+
+
+@cache
+def _dispatch():
+    """(link chain, kind chain) from the registry, built once, when first compiled: each
+    step tests one kind and calls its kernel or the next step. The registry then refuses
+    goals registered later (`registry.residual_size`)."""
+    entries = registry.dispatched()
+    link = _no_link_kind
+    for e in reversed([e for e in entries if e.link_count == 1]):
+        link = _link_step(e.kind, e.kernel, link)
+    goal = _one_link_goal
+    for e in reversed([e for e in entries if e.link_count != 1]):
+        goal = {0: _joint_step, ANY_LINKS: _links_step}[e.link_count](e.kind, e.kernel, goal)
+    return link, goal
+
+
+@overload(link_residual, jit_options={"nogil": True, "error_model": "numpy"})
+def _link_residual_overload(kind, p, f, r, A, B):
+    chain = _dispatch()[0]
+    return lambda kind, p, f, r, A, B: chain(kind, p, f, r, A, B)
+
+
+@overload(kind_residual, inline="always")
+def _kind_residual_overload(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    chain = _dispatch()[1]
+    return lambda kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch: chain(
+        kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
 
 
 @njit(**JIT)
@@ -125,39 +172,7 @@ def goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
         return 0
     if with_jac:
         Jr[:size, :] = 0.0
-    if kind >= FIRST_JOINT_KIND:
-        return joint_residual(kind, gf[g], q, vdata, r, Jr)
-    m = MAX_LINK_ROWS
-    A, B, A2, B2 = scratch[0:m], scratch[m : 2 * m], scratch[2 * m : 3 * m], scratch[3 * m : 4 * m]
-    p = gf[g]
-    if kind == BALANCE:
-        balance_start(p, r)
-        for k in range(goal_link_count(gi, g)):
-            o = goal_output(gi, g, k)
-            A[:3, :] = 0.0
-            B[:3, :] = 0.0
-            balance_link(p, k, frames[o], r, A, B)
-            if with_jac:
-                _chain(J, o, A, B, 3, Jr)
-        return 3
-    o1, o2 = gi[g, OUT1], gi[g, OUT2]
-    if kind == RCM:
-        count = goal_link_count(gi, g)
-        if count > 2:  # the consecutive pair nearest the trocar
-            best = np.inf
-            for k in range(count - 1):
-                a, b = goal_output(gi, g, k), goal_output(gi, g, k + 1)
-                c = rcm_distance2(p, frames[a], frames[b])
-                if c < best:
-                    best, o1, o2 = c, a, b
-    scratch[:, :] = 0.0
-    f2 = frames[o2] if o2 >= 0 else frames[o1]
-    d = link_residual(kind, p, frames[o1], f2, r, A, B, A2, B2)
-    if with_jac:
-        _chain(J, o1, A, B, d, Jr)
-        if o2 >= 0:
-            _chain(J, o2, A2, B2, d, Jr)
-    return d
+    return kind_residual(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
 
 
 @njit(**JIT)

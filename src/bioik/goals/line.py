@@ -7,8 +7,23 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import LINE, N_PARAMS, Goal, finite_vector, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, finite_vector, unit_vector
 from bioik.kinematics.frames import JIT
+
+LINE = 6
+
+
+@njit(**JIT)
+def line_residual(p, f, r, A, B):
+    dx, dy, dz = p[3], p[4], p[5]
+    s = dx * (f[0] - p[0]) + dy * (f[1] - p[1]) + dz * (f[2] - p[2])
+    r[0] = f[0] - dx * s - p[0]
+    r[1] = f[1] - dy * s - p[1]
+    r[2] = f[2] - dz * s - p[2]
+    for i in range(3):
+        for k in range(3):
+            A[i, k] = (1.0 if i == k else 0.0) - p[3 + i] * p[3 + k]
+    return 3
 
 
 @dataclass
@@ -27,6 +42,7 @@ class LineGoal(Goal):
     tolerance: float = 1e-5
     kind = LINE
     size = 3
+    kernel = line_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -42,16 +58,3 @@ class LineGoal(Goal):
         p[0:3] = self.point
         p[3:6] = self.direction
         return p
-
-
-@njit(**JIT)
-def line_residual(p, f, r, A, B):
-    dx, dy, dz = p[3], p[4], p[5]
-    s = dx * (f[0] - p[0]) + dy * (f[1] - p[1]) + dz * (f[2] - p[2])
-    r[0] = f[0] - dx * s - p[0]
-    r[1] = f[1] - dy * s - p[1]
-    r[2] = f[2] - dz * s - p[2]
-    for i in range(3):
-        for k in range(3):
-            A[i, k] = (1.0 if i == k else 0.0) - p[3 + i] * p[3 + k]
-    return 3

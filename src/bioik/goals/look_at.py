@@ -7,8 +7,28 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import LOOK_AT, N_PARAMS, Goal, add_skew, finite_vector, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, add_skew, finite_vector, unit_vector
 from bioik.kinematics.frames import JIT, qrot
+
+LOOK_AT = 4
+
+
+@njit(**JIT)
+def look_at_residual(p, f, r, A, B):
+    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
+    dx, dy, dz = p[0] - f[0], p[1] - f[1], p[2] - f[2]
+    n = np.sqrt(dx * dx + dy * dy + dz * dz)
+    if n > 0.0:
+        u = (dx / n, dy / n, dz / n)
+        # ∂u/∂p = −(I − u uᵀ)/‖t − p‖
+        for i in range(3):
+            for k in range(3):
+                A[i, k] = (u[i] * u[k] - (1.0 if i == k else 0.0)) / n
+    else:
+        u = (0.0, 0.0, 0.0)
+    r[0], r[1], r[2] = u[0] - vx, u[1] - vy, u[2] - vz
+    add_skew(B, 0, 1.0, vx, vy, vz)  # −∂v/∂ω
+    return 3
 
 
 @dataclass
@@ -29,6 +49,7 @@ class LookAtGoal(Goal):
     tolerance: float = 1e-5
     kind = LOOK_AT
     size = 3
+    kernel = look_at_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -44,21 +65,3 @@ class LookAtGoal(Goal):
         p[0:3] = self.target
         p[3:6] = self.axis
         return p
-
-
-@njit(**JIT)
-def look_at_residual(p, f, r, A, B):
-    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
-    dx, dy, dz = p[0] - f[0], p[1] - f[1], p[2] - f[2]
-    n = np.sqrt(dx * dx + dy * dy + dz * dz)
-    if n > 0.0:
-        u = (dx / n, dy / n, dz / n)
-        # ∂u/∂p = −(I − u uᵀ)/‖t − p‖
-        for i in range(3):
-            for k in range(3):
-                A[i, k] = (u[i] * u[k] - (1.0 if i == k else 0.0)) / n
-    else:
-        u = (0.0, 0.0, 0.0)
-    r[0], r[1], r[2] = u[0] - vx, u[1] - vy, u[2] - vz
-    add_skew(B, 0, 1.0, vx, vy, vz)  # −∂v/∂ω
-    return 3

@@ -94,6 +94,51 @@ _POSE_ERRORS = {
 }
 
 
+@njit(inline="always", **JIT)
+def _orientation(p, f, scale, r, B, row):
+    """Rows row..row+3 of r and B (∂r/∂ω) for the orientation part, scaled."""
+    gw, gx, gy, gz = p[3], p[4], p[5], p[6]
+    w, x, y, z = f[3], f[4], f[5], f[6]
+    s = 1.0 if w * gw + x * gx + y * gy + z * gz >= 0.0 else -1.0
+    r[row + 0] = scale * (w - s * gw)
+    r[row + 1] = scale * (x - s * gx)
+    r[row + 2] = scale * (y - s * gy)
+    r[row + 3] = scale * (z - s * gz)
+    # dq/dω = ½ (0, e_i) ⊗ q for each axis i
+    for i in range(3):
+        ex = 1.0 if i == 0 else 0.0
+        ey = 1.0 if i == 1 else 0.0
+        ez = 1.0 if i == 2 else 0.0
+        dw, dx, dy, dz = qmul(0.0, ex, ey, ez, w, x, y, z)
+        B[row + 0, i] = 0.5 * scale * dw
+        B[row + 1, i] = 0.5 * scale * dx
+        B[row + 2, i] = 0.5 * scale * dy
+        B[row + 3, i] = 0.5 * scale * dz
+
+
+@njit(**JIT)
+def position_residual(p, f, r, A, B):
+    for i in range(3):
+        r[i] = f[i] - p[i]
+        A[i, i] = 1.0
+    return 3
+
+
+@njit(**JIT)
+def orientation_residual(p, f, r, A, B):
+    _orientation(p, f, 1.0, r, B, 0)
+    return 4
+
+
+@njit(**JIT)
+def pose_residual(p, f, r, A, B):
+    for i in range(3):
+        r[i] = f[i] - p[i]
+        A[i, i] = 1.0
+    _orientation(p, f, p[7], r, B, 3)
+    return 7
+
+
 @dataclass
 class PositionGoal(Goal):
     """Bring the origin of `link` to `position` (base frame): c = ‖p_E − p_G‖²."""
@@ -105,6 +150,7 @@ class PositionGoal(Goal):
     tolerance: float | None = None
     kind = POSITION
     size = 3
+    kernel = position_residual
     watch_fields = False  # `params` checks the position itself
 
     def __post_init__(self):
@@ -134,6 +180,7 @@ class OrientationGoal(Goal):
     tolerance: float | None = None
     kind = ORIENTATION
     size = 4
+    kernel = orientation_residual
     watch_fields = False  # `params` checks the rotation itself
 
     def __post_init__(self):
@@ -167,6 +214,7 @@ class PoseGoal(Goal):
     rotation_tolerance: float | None = None
     kind = POSE
     size = 7
+    kernel = pose_residual
     watch_fields = False  # `params` checks the pose and rotation scale itself
 
     def __post_init__(self):
@@ -211,51 +259,6 @@ class PoseGoal(Goal):
         if self.pose is not self._pose or self.rotation_scale is not self._rotation_scale:
             self.__post_init__()  # a field was reassigned: validate and convert again
         return self._row
-
-
-@njit(inline="always", **JIT)
-def _orientation(p, f, scale, r, B, row):
-    """Rows row..row+3 of r and B (∂r/∂ω) for the orientation part, scaled."""
-    gw, gx, gy, gz = p[3], p[4], p[5], p[6]
-    w, x, y, z = f[3], f[4], f[5], f[6]
-    s = 1.0 if w * gw + x * gx + y * gy + z * gz >= 0.0 else -1.0
-    r[row + 0] = scale * (w - s * gw)
-    r[row + 1] = scale * (x - s * gx)
-    r[row + 2] = scale * (y - s * gy)
-    r[row + 3] = scale * (z - s * gz)
-    # dq/dω = ½ (0, e_i) ⊗ q for each axis i
-    for i in range(3):
-        ex = 1.0 if i == 0 else 0.0
-        ey = 1.0 if i == 1 else 0.0
-        ez = 1.0 if i == 2 else 0.0
-        dw, dx, dy, dz = qmul(0.0, ex, ey, ez, w, x, y, z)
-        B[row + 0, i] = 0.5 * scale * dw
-        B[row + 1, i] = 0.5 * scale * dx
-        B[row + 2, i] = 0.5 * scale * dy
-        B[row + 3, i] = 0.5 * scale * dz
-
-
-@njit(**JIT)
-def position_residual(p, f, r, A, B):
-    for i in range(3):
-        r[i] = f[i] - p[i]
-        A[i, i] = 1.0
-    return 3
-
-
-@njit(**JIT)
-def orientation_residual(p, f, r, A, B):
-    _orientation(p, f, 1.0, r, B, 0)
-    return 4
-
-
-@njit(**JIT)
-def pose_residual(p, f, r, A, B):
-    for i in range(3):
-        r[i] = f[i] - p[i]
-        A[i, i] = 1.0
-    _orientation(p, f, p[7], r, B, 3)
-    return 7
 
 
 @njit(inline="always", **JIT)

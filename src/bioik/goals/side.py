@@ -7,8 +7,24 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import N_PARAMS, SIDE, Goal, unit_vector
+from bioik.goals.base import N_PARAMS, Goal, unit_vector
 from bioik.kinematics.frames import JIT, qrot
+
+SIDE = 8
+
+
+@njit(**JIT)
+def side_residual(p, f, r, A, B):
+    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
+    dx, dy, dz = p[0], p[1], p[2]
+    s = vx * dx + vy * dy + vz * dz
+    if s > 0.0:
+        r[0] = s
+        # d·(dω × v) = dω·(v × d)
+        B[0, 0], B[0, 1], B[0, 2] = vy * dz - vz * dy, vz * dx - vx * dz, vx * dy - vy * dx
+    else:
+        r[0] = 0.0
+    return 1
 
 
 @dataclass
@@ -26,6 +42,7 @@ class SideGoal(Goal):
     tolerance: float = 1e-5
     kind = SIDE
     size = 1
+    kernel = side_residual
 
     def __post_init__(self):
         super().__post_init__()
@@ -41,17 +58,3 @@ class SideGoal(Goal):
         p[0:3] = self.direction
         p[3:6] = self.axis
         return p
-
-
-@njit(**JIT)
-def side_residual(p, f, r, A, B):
-    vx, vy, vz = qrot(f[3], f[4], f[5], f[6], p[3], p[4], p[5])
-    dx, dy, dz = p[0], p[1], p[2]
-    s = vx * dx + vy * dy + vz * dz
-    if s > 0.0:
-        r[0] = s
-        # d·(dω × v) = dω·(v × d)
-        B[0, 0], B[0, 1], B[0, 2] = vy * dz - vz * dy, vz * dx - vx * dz, vx * dy - vy * dx
-    else:
-        r[0] = 0.0
-    return 1

@@ -2,7 +2,8 @@
 
 The layout (links read, goal kinds, residual rows) depends only on the goal *structure*;
 `update` refreshes goal parameters, tolerances and the seed in place, so repeated solves
-with the same structure skip all preparation. See `bioik.problem.layout` for the buffers.
+with the same structure skip all preparation. See `bioik.problem.layout` for the buffers;
+residual sizes are what each goal class declares (`bioik.goals.registry`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from bioik.goals.acceptance import MODES
-from bioik.goals.base import FIRST_JOINT_KIND, JOINT_VARIABLE, N_PARAMS, ORIENTATION, POSE, POSITION, PYTHON, Goal
+from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, PYTHON, Goal
 from bioik.goals.joints import REFERENCE, joint_data
+from bioik.goals.registry import residual_size
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.robot import Robot
 from bioik.problem.acceptance import evaluate
@@ -64,7 +66,7 @@ class Problem:
         self.program = program
         row = 0
         for k, g in enumerate(goals):
-            size = 0 if g.kind == PYTHON else g.size if g.kind < FIRST_JOINT_KIND else (1 if g.kind == JOINT_VARIABLE else n)
+            size = residual_size(g.kind, n, len(goal_links[k]))
             outs = [links.index(l) for l in goal_links[k]]
             outs += [-1] * (2 + E - len(outs))
             self.gi[k] = (g.kind, outs[0], outs[1], int(g.is_secondary), row, size, *outs[2:])
