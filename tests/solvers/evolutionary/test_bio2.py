@@ -24,7 +24,7 @@ def setup(request):
     p = Problem(robot, [bioik.PoseGoal(robot.tips[0], T, weight=1.3)])
     prob = unpack(p.ibuf, p.fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
+    gi, gf, gw = prob.gi, prob.gf, prob.gw
     x0 = robot.random_configuration(rng)
     frames0, J0 = np.empty((1, 7)), np.empty((6, robot.dof))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
@@ -32,12 +32,23 @@ def setup(request):
     bio2.goal_models(gi, gf, gw, frames0, models)
     Q0 = np.empty_like(J0)
     curvature(J0, Q0)
-    return robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds
+    return robot, prob, bio2.Expansion(x0, frames0, J0, Q0, models)
+
+
+def goal_scratch(n, out=None):
+    return bio2.GoalScratch(np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)),
+                            np.empty(2) if out is None else out)
+
+
+def line_scratch(n):
+    M = (n + 7) // 8 * 8
+    return bio2.LineScratch(np.empty((5, 6)), np.empty((1, n)), np.empty(n), np.empty(M), np.full((10, M), np.nan))
 
 
 def population(setup):
     """Two individuals near x0 with their offsets and costs on the model at x0."""
-    robot, x0, frames0, models, J0, Q0, gi = setup[:7]
+    robot, prob, (x0, frames0, J0, Q0, models) = setup
+    gi = prob.gi
     n = robot.dof
     genes = np.tile(x0, (P, 1))
     genes[1] += 0.01
@@ -46,18 +57,15 @@ def population(setup):
         bio2.offsets(J0, Q0, x0, genes, k, poff, k)
         bio2.pose_score(gi, models, poff, k, f2)
         fit[k] = f2[0]
-    return [genes, np.zeros((P, n)), fit, poff]
+    return bio2.Species(genes, np.zeros((P, n)), fit, poff)
 
 
 def run_evolve(setup, pose_only, gens=8, seed=11):
-    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
+    robot, prob, ex = setup
     n = robot.dof
-    lo, hi, span = bounds[0], bounds[1], bounds[3] - bounds[2]
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(*pop, bio2.pool_scratch(P, C, n, 6), frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span,
-                bio2.NORMALS, rng, gens, 0.3, False, pose_only, np.empty((1, 7)), np.empty(8), np.empty((8, n)),
-                np.empty((32, 3)), np.empty(2))
+    bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, pose_only)
     return pop, rng
 
 
@@ -102,7 +110,8 @@ def test_vectorised_pose_scoring_equals_the_general_scorer(setup):
 
 
 def test_evolve_keeps_the_best_and_extrapolates_consistently(setup):
-    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
+    robot, prob, (x0, frames0, J0, Q0, models) = setup
+    gi, bounds = prob.gi, prob.bounds
     start = population(setup)
     (genes, moms, fit, poff), _ = run_evolve(setup, True, gens=40)
     assert fit[0] <= fit[1] and fit[0] < start[2][0]  # sorted, and better than the seed population
@@ -128,18 +137,25 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
     cf = np.array([primary[P2:], secondary])
     idx = np.empty(P2 + C2, dtype=np.int64)
 
+    def pool(cf):
+        return bio2.ChildPool(cg, cg.copy(), cf, cg[:2].copy(), np.empty(C2), np.zeros(C2), np.empty(C2), idx,
+                              np.empty((1, 2)), np.empty((1, n)))
+
+    def species():
+        return bio2.Species(parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy())
+
     def run(has_secondary, seed=0):
-        pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
-        bio2.select(*pop, cg, cg.copy(), cf, cg[:2].copy(), idx, np.array([seed], dtype=np.uint64), has_secondary, np.zeros(C2), 0.3)
-        return pop[0][:, 0], pop[2]
+        pop = species()
+        bio2.select(pop, pool(cf), np.array([seed], dtype=np.uint64), has_secondary, 0.3)
+        return pop.genes[:, 0], pop.fit
 
     names, fit = run(False)
     assert list(names) == [4.0, 2.0] and list(fit) == [0.5, 1.0]
     cf_tie = cf.copy()
     cf_tie[0] = 5.0  # every child ties with the parents: the parents stay, in order
-    pop = [parents.copy(), parents.copy(), primary[:P2].copy(), parents[:, :2].copy()]
-    bio2.select(*pop, cg, cg.copy(), cf_tie, cg[:2].copy(), idx, np.array([0], dtype=np.uint64), False, np.zeros(C2), 0.3)
-    assert list(pop[0][:, 0]) == [0.0, 1.0]
+    pop = species()
+    bio2.select(pop, pool(cf_tie), np.array([0], dtype=np.uint64), False, 0.3)
+    assert list(pop.genes[:, 0]) == [0.0, 1.0]
     by_secondary = [7.0, 3.0, 5.0, 2.0, 6.0, 4.0]  # children from best to worst secondary cost
     winners = set()
     for seed in range(60):
@@ -155,9 +171,9 @@ def test_selection_keeps_the_best_and_preselects_by_secondary_cost():
 
 @pytest.mark.parametrize("variant", [bio2.QUADRATIC, bio2.LINEAR])
 def test_line_search_single_equals_line_search(setup, variant):
-    robot, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds = setup
+    robot, prob, ex = setup
+    x0, J0, Q0, models, gi = ex.x0, ex.J0, ex.Q0, ex.models, prob.gi
     n = robot.dof
-    lo, hi = bounds[0], bounds[1]
     start = x0 + 0.02
     poff, f2 = np.zeros((1, 6)), np.empty(2)
     bio2.offsets(J0, Q0, x0, start[None, :], 0, poff, 0)
@@ -165,12 +181,8 @@ def test_line_search_single_equals_line_search(setup, variant):
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, lo, hi, ra, 8, 1e-6, variant, np.empty((5, 6)),
-                          np.empty((1, n)), np.empty(n), np.empty(n), np.empty((1, 7)), np.empty(8), np.empty((8, n)),
-                          np.empty((32, 3)), f2, True)
-    M = (n + 7) // 8 * 8
-    fb = bio2.line_search_single(xb, fx, x0, models, J0, Q0, lo, hi, rb, 8, 1e-6, variant, np.empty(n), np.empty(M),
-                                 np.empty(n), np.full((10, M), np.nan))
+    fa = bio2.line_search(xa, fx, ex, prob, goal_scratch(n, f2), line_scratch(n), ra, 8, 1e-6, variant, True)
+    fb = bio2.line_search_single(xb, fx, ex, prob.bounds, line_scratch(n), rb, 8, 1e-6, variant)
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
     np.testing.assert_array_equal(xa, xb)
@@ -213,27 +225,26 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         p.update(goals, x0, 1e-5, 1e-5)
         prob = unpack(p.ibuf, p.fbuf)
         seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-        gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
+        gi, gf, gw = prob.gi, prob.gf, prob.gw
         n = robot.dof
         frames0, J0 = np.empty((1, 7)), np.empty((6, n))
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
-        scratch = (np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)))
         models = np.zeros((2, bio2.MODEL))
         bio2.goal_models(gi, gf, gw, frames0, models)
         Q0 = np.empty_like(J0)
         curvature(J0, Q0)
+        ex = bio2.Expansion(x0, frames0, J0, Q0, models)
 
         def cost(x):
-            off, f2 = np.zeros((1, 6)), np.empty(2)
+            off, gs = np.zeros((1, 6)), goal_scratch(n)
             bio2.offsets(J0, Q0, x0, x[None, :], 0, off, 0)
-            bio2.full_score(gi, gf, gw, frames0, models, J0, off, 0, x[None, :], 0, vdata, *scratch, f2)
-            return f2.copy()
+            bio2.full_score(prob, ex, off, 0, x[None, :], 0, gs)
+            return gs.out.copy()
 
         x = x0 + 0.01
         fx = cost(x)[0]
-        f = bio2.line_search(x, fx, x0, frames0, models, J0, Q0, gi, gf, gw, vdata, bounds[0], bounds[1],
-                             np.array([5], dtype=np.uint64), 8, 1e-7, bio2.QUADRATIC, np.empty((5, 6)),
-                             np.empty((1, n)), np.empty(n), np.empty(n), *scratch, np.empty(2), False)
+        f = bio2.line_search(x, fx, ex, prob, goal_scratch(n), line_scratch(n), np.array([5], dtype=np.uint64), 8, 1e-7,
+                             bio2.QUADRATIC, False)
         assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)
         ends[secondary_weight] = x.copy()
     # the secondary cost bends the path: the search ends elsewhere

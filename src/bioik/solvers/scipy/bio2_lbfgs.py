@@ -46,7 +46,19 @@ from bioik.problem.layout import unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.evolutionary.bio2 import DEFAULTS, NORMALS, SETTING, evolve, goal_flags, goal_models, normal_table, offsets, score, step_scratch
+from bioik.solvers.evolutionary.bio2 import (
+    DEFAULTS,
+    NORMALS,
+    SETTING,
+    Species,
+    evolve,
+    goal_flags,
+    goal_models,
+    normal_table,
+    offsets,
+    score,
+    step_scratch,
+)
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.rng import random_configuration, uniform
 from bioik.solvers.scipy.objective import make_buffers, single_threaded_blas
@@ -69,39 +81,38 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
-    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    gi, gf, gw, gt, vdata = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata
     S, P, n = genes.shape
     C = int(settings[SETTING.child_count])
     evo_gens = int(settings[SETTING.memetic_evolution_gens])
     mom_mix = settings[SETTING.momentum_mix]
     G = gi.shape[0]
     O = max(out_seg.shape[0], 1)
-    span = shi - slo
     has_secondary, pose_only, _ = goal_flags(gi)
     x0 = np.empty(n)
-    poff, pool, seg, frames0, models, J0, Q0, work, r, Jr, scratch, errors, f2 = step_scratch(seg_i, O, G, P, C, n)
+    ex, gs, poff, pool, seg, errors = step_scratch(x0, seg_i, O, G, P, C)
+    frames0, J0, Q0 = ex.frames0, ex.J0, ex.Q0
     normals = normal_table(normals, n, C, rng)
     for s in range(S):
         # 1. exact FK at the species' best; the acceptance test runs on it
         x0[:] = genes[s, 0]
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
-        if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
+        if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, gs.r, gs.Jr, gs.scratch, mode, errors):
             best[:] = x0
             return s
-        goal_models(gi, gf, gw, frames0, models)
+        goal_models(gi, gf, gw, frames0, ex.models)
         curvature(J0, Q0)
+        sp = Species(genes[s], moms[s], fit[s], poff)
         for k in range(P):
-            offsets(J0, Q0, x0, genes[s], k, poff, k)
-            score(gi, gf, gw, frames0, models, J0, poff, k, genes[s], k, vdata, work, r, Jr, scratch, f2, pose_only)
-            fit[s, k] = f2[0]
+            offsets(J0, Q0, x0, sp.genes, k, poff, k)
+            score(prob, ex, poff, k, sp.genes, k, gs, pose_only)
+            fit[s, k] = gs.out[0]
         if fit[s, 0] < best_fit[0]:
             best_fit[0] = fit[s, 0]
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        evolve(genes[s], moms[s], fit[s], poff, pool, frames0, models, x0, J0, Q0, gi, gf, gw, vdata, lo, hi, span, normals, rng,
-               evo_gens, mom_mix, has_secondary, pose_only, work, r, Jr, scratch, f2)
+        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only)
     return -1
 
 

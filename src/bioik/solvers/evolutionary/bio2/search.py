@@ -1,0 +1,339 @@
+"""BioIK 2's search: settings, the islands' step loop and the registry entries.
+
+One *step* of an island, for each of its species:
+  1. exact FK and Jacobians at the species' best individual (the acceptance test runs
+     here, on exact FK); the population's fitness is re-evaluated on the new model
+     (`bio2.model`);
+  2. evolution on the extrapolated model (`bio2.evolution`);
+  3. memetics on the best individuals (`bio2.memetics`); `bio2_lm` runs its LM attempt
+     right after step 1 instead. With LM memetics only the first species starts at the
+     seed, the others at random (they would repeat the same attempt).
+Then every species but the best is wiped out (all individuals set to one random genome,
+momentum zero) if it did not improve during the step — for `bio2_lm`: did not fall below
+`lm_stall_ratio` × its cost at the step's start, since LM always improves a little — or
+with probability 0.1 [R 3.7.5].
+The best solution ever seen is kept separately, so a wipeout never loses it. Islands are
+stepped in turn in one thread (this machine has about one core of throughput); the first
+island to pass the acceptance test ends the search.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bioik.goals.acceptance import goal_errors
+from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
+from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, SIZE
+from bioik.kinematics.extrapolate import curvature
+from bioik.kinematics.frames import JIT, KERNEL
+from bioik.kinematics.jacobian import fk_jacobians
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, unpack
+from bioik.solvers.core.clock import now
+from bioik.solvers.core.family import Family, compiled
+from bioik.solvers.core.linalg import null_space_scratch
+from bioik.solvers.core.pose_query import search_query, workspace, workspace_size
+from bioik.solvers.core.rng import random_configuration, uniform
+from bioik.solvers.core.settings import slots
+from bioik.solvers.evolutionary.bio2.evolution import ChildPool, Species, evolve, pool_scratch
+from bioik.solvers.evolutionary.bio2.memetics import (
+    LINEAR,
+    LM,
+    NONE,
+    QUADRATIC,
+    LineScratch,
+    line_search,
+    line_search_single,
+    lm_memetic,
+)
+from bioik.solvers.evolutionary.bio2.model import MODEL, Expansion, GoalScratch, goal_models, offsets, score
+from bioik.solvers.local.lm_pose import pose_attempt
+
+#: Parameters [E Table 7.1], plus the memetic details. `threads` is the number of islands;
+#: they are stepped in turn in one thread (this machine has about one core of throughput,
+#: so 1 is the fastest setting here; BioIK 2's default was 4 threads).
+DEFAULTS = {
+    "population_size": 2,
+    "child_count": 16,
+    "elite_count": 1,
+    "threads": 1,
+    "species_count": 2,
+    "memetic_evolution_gens": 8,
+    "memetic_opt_gens": 8,
+    "wipeout_probability": 0.1,
+    "momentum_mix": 0.3,
+    "memetic_step": 1e-7,  # the reference implementation's differentiation step
+    "lm_damping": 0.1,
+    "lm_stall_ratio": 0.7,
+}
+
+#: `bio2_lm`'s defaults (tuned on the FK/IK test, see the README): its LM memetics run
+#: like an `lm` attempt — up to `memetic_opt_gens` iterations until the cost stalls — so
+#: the evolution only has to explore, and two generations per step suffice.
+LM_DEFAULTS = {**DEFAULTS, "memetic_evolution_gens": 2, "memetic_opt_gens": 40}
+
+#: Positions in the settings (DEFAULTS and LM_DEFAULTS share the order), then the variant.
+SETTING = slots(DEFAULTS, "variant")
+
+#: Standard normal deviates read from a random offset, as the reference implementation
+#: does: a lookup is far cheaper than generating a deviate per gene.
+NORMALS = np.random.default_rng(20171128).standard_normal(1 << 16)
+
+
+@njit(**JIT)
+def goal_flags(gi):
+    """(has secondary goals, every goal pose-type or Python, stacked residual rows + 1)."""
+    has_secondary = False
+    pose_only = True
+    R = 1
+    for g in range(gi.shape[0]):
+        R += gi[g, SIZE]
+        if gi[g, SECONDARY]:
+            has_secondary = True
+        if not (gi[g, KIND] == POSE or gi[g, KIND] == POSITION or gi[g, KIND] == ORIENTATION or gi[g, KIND] == PYTHON):
+            pose_only = False
+    return has_secondary, pose_only, R
+
+
+@njit(**JIT)
+def step_scratch(x0, seg_i, O, G, P, C):
+    """The buffers of steps 1–2 for one species at a time, around x0 (n,): its `Expansion`,
+    the goals' `GoalScratch`, its individuals' offsets (P, 6·O), the `ChildPool` of C
+    children, FK scratch and the acceptance test's errors (G, 2)."""
+    n = x0.shape[0]
+    L = 6 * O
+    rows = max(MAX_LINK_ROWS, n)
+    ex = Expansion(x0, np.empty((O, 7)), np.empty((L, n)), np.empty((L, n)), np.zeros((G, MODEL)))
+    gs = GoalScratch(np.empty((O, 7)), np.empty(rows), np.empty((rows, n)), np.empty((4 * MAX_LINK_ROWS, 3)), np.empty(2))
+    return ex, gs, np.empty((P, L)), pool_scratch(P, C, n, L), np.empty((max(seg_i.shape[0], 1), 7)), np.empty((G, 2))
+
+
+class Population(NamedTuple):
+    """The islands' species (I islands × S species × P individuals × n genes), the best
+    configuration seen, and each species' cost at the start of the step."""
+
+    genes: np.ndarray
+    moms: np.ndarray
+    fit: np.ndarray
+    best: np.ndarray
+    before: np.ndarray
+
+
+class Work(NamedTuple):
+    """Everything a `bio2_steps` run reads and writes besides the problem and settings."""
+
+    population: Population
+    #: The step's model around the current species' best (rebuilt per species).
+    ex: Expansion
+    #: Predicted offsets of the current species' individuals (P, 6·O).
+    poff: np.ndarray
+    pool: ChildPool
+    gs: GoalScratch
+    ls: LineScratch
+    #: The individual a line search moves (n,).
+    x: np.ndarray
+    #: FK scratch (segment frames) and the acceptance test's goal errors (G, 2).
+    seg: np.ndarray
+    errors: np.ndarray
+    #: `lm_memetic`'s scratch and `pose_attempt`'s workspace.
+    lm: tuple
+    pose: tuple
+
+
+@njit(**JIT)
+def normal_table(normals, n, C, rng):
+    """`normals` when it holds the n·C deviates of a generation with room to spare, else a
+    table of 4·n·C fresh ones (Box–Muller; only for thousands of genes × children)."""
+    if normals.shape[0] >= 2 * n * C:
+        return normals
+    out = np.empty(4 * n * C)
+    for i in range(0, out.shape[0], 2):
+        u = 1.0 - uniform(rng)
+        radius = np.sqrt(-2.0 * np.log(u))
+        angle = 2.0 * np.pi * uniform(rng)
+        out[i], out[i + 1] = radius * np.cos(angle), radius * np.sin(angle)
+    return out
+
+
+@njit(**JIT)
+def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
+    """BioIK 2 search from q (overwritten with the best configuration); True on success.
+
+    settings: the DEFAULTS values in order, then the memetic variant.
+    run: deadline, step budget, RNG seed, acceptance mode, random start. stats: steps, wipeouts.
+    Allocates the population and scratch, then runs `bio2_steps`.
+    """
+    prob = unpack(ibuf, fbuf)
+    seg_i, out_seg, gi, bounds = prob.seg_i, prob.out_seg, prob.gi, prob.bounds
+    slo, shi = bounds[2], bounds[3]
+    P, C = int(settings[SETTING.population_size]), int(settings[SETTING.child_count])
+    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    variant = int(settings[SETTING.variant])
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(int(run[SEED]))
+    n = q.shape[0]
+    G = gi.shape[0]
+    O = max(out_seg.shape[0], 1)
+    L = 6 * O
+    if run[RANDOM_START] > 0.0:
+        random_configuration(rng, slo, shi, q)
+    x0 = np.empty(n)
+    _, _, R = goal_flags(gi)
+    # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
+    # first species (the others would repeat its LM attempt) and the rest at random
+    genes = np.empty((I, S, P, n))
+    for i in range(I):
+        for s in range(S):
+            if variant == LM and (i > 0 or s > 0):
+                random_configuration(rng, slo, shi, x0)
+            else:
+                x0[:] = q
+            for k in range(P):
+                genes[i, s, k] = x0
+    population = Population(genes, np.zeros((I, S, P, n)), np.full((I, S, P), np.inf), q.copy(), np.empty(S))
+    m = max(R, n)
+    lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
+               np.empty(n), null_space_scratch(R, n))
+    M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
+    ex, gs, poff, pool, seg, errors = step_scratch(x0, seg_i, O, G, P, C)
+    ls = LineScratch(np.empty((5, L)), np.empty((1, n)), np.empty(n), np.empty(M), np.empty((10, M)))
+    work = Work(population, ex, poff, pool, gs, ls, np.empty(n), seg, errors, lm_work,
+                workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
+    return bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), work)
+
+
+@njit(**KERNEL)
+def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
+    """The steps of `bio2_search` until success, the step budget or the deadline; q ← the
+    best configuration. Allocation-free, so compiled without reference counting (the
+    population's views cost nothing per species)."""
+    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
+    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    deadline, max_steps, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
+    P = int(settings[SETTING.population_size])
+    elites = min(max(int(settings[SETTING.elite_count]), 0), P)
+    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    evo_gens, opt_gens = int(settings[SETTING.memetic_evolution_gens]), int(settings[SETTING.memetic_opt_gens])
+    p_wipe, mom_mix, h = settings[SETTING.wipeout_probability], settings[SETTING.momentum_mix], settings[SETTING.memetic_step]
+    lam_k, lm_stall = settings[SETTING.lm_damping], settings[SETTING.lm_stall_ratio]
+    variant = int(settings[SETTING.variant])
+    G = gi.shape[0]
+    has_secondary, pose_only, _ = goal_flags(gi)
+    single_pose = G == 1 and pose_only and gi[0, KIND] != PYTHON and not has_secondary
+    genes, moms, fit, best, before = work.population
+    ex, gs, ls, x, seg, errors = work.ex, work.gs, work.ls, work.x, work.seg, work.errors
+    x0, frames0, J0, Q0 = ex.x0, ex.frames0, ex.J0, ex.Q0
+    r, Jr, scratch = gs.r, gs.Jr, gs.scratch
+    L = J0.shape[0]
+    n = q.shape[0]
+    best_fit = np.inf
+    steps = 0
+    wipeouts = 0
+    success = False
+    while not success:
+        for i in range(I):
+            for s in range(S):
+                # 1. exact FK at the species' best; the acceptance test runs on it
+                for v in range(n):
+                    x0[v] = genes[i, s, 0, v]
+                if variant == LM:  # its cost when the step starts, before the LM memetics
+                    before[s] = fit[i, s, 0]
+                fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
+                if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
+                    for v in range(n):
+                        best[v] = x0[v]
+                    success = True
+                    break
+                if variant == LM:  # beyond [R] and [E]: LM on exact FK first, then evolve around it
+                    if single_pose:
+                        found, E, _ = pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x0, opt_gens, lam_k,
+                                                   lm_stall, gt[0, 0], gt[0, 1], mode, work.pose)
+                        if not found:
+                            fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
+                    else:
+                        found, E = lm_memetic(prob, ex, seg, gs, errors, work.lm, opt_gens, lam_k, lm_stall, mode,
+                                              has_secondary)
+                    if found:
+                        for v in range(n):
+                            best[v] = x0[v]
+                        success = True
+                        break
+                    for v in range(n):  # frames0 and J0 hold the exact FK at x0 again
+                        genes[i, s, 0, v] = x0[v]
+                goal_models(gi, gf, gw, frames0, ex.models)
+                curvature(J0, Q0)
+                sp = Species(genes[i, s], moms[i, s], fit[i, s], work.poff)
+                for k in range(P):
+                    offsets(J0, Q0, x0, sp.genes, k, sp.poff, k)
+                    score(prob, ex, sp.poff, k, sp.genes, k, gs, pose_only)
+                    fit[i, s, k] = gs.out[0]
+                if fit[i, s, 0] < best_fit:
+                    best_fit = fit[i, s, 0]
+                    for v in range(n):
+                        best[v] = x0[v]
+                if variant != LM:
+                    before[s] = fit[i, s, 0]
+                # 2. evolution on the extrapolated model
+                evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only)
+                # 3. memetics on the elites (the population is sorted, best first)
+                if variant == QUADRATIC or variant == LINEAR:
+                    for k in range(elites):
+                        for v in range(n):
+                            x[v] = genes[i, s, k, v]
+                        if single_pose and L == 6:
+                            fx = line_search_single(x, fit[i, s, k], ex, bounds, ls, rng, opt_gens, h, variant)
+                        else:
+                            fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only)
+                        if fx < fit[i, s, k]:
+                            for v in range(n):
+                                genes[i, s, k, v] = x[v]
+                            fit[i, s, k] = fx
+            if success:
+                break
+            # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]; LM
+            # memetics improve a species a little at every step, so there "stuck" means
+            # not below lm_stall_ratio × the cost at the step's start
+            sb = 0
+            for s in range(1, S):
+                if fit[i, s, 0] < fit[i, sb, 0]:
+                    sb = s
+            ratio = lm_stall if variant == LM else 1.0
+            for s in range(S):
+                if s != sb and (not fit[i, s, 0] < ratio * before[s] or uniform(rng) < p_wipe):
+                    random_configuration(rng, slo, shi, x)
+                    for k in range(P):
+                        for v in range(n):
+                            genes[i, s, k, v] = x[v]
+                            moms[i, s, k, v] = 0.0
+                        fit[i, s, k] = np.inf
+                    wipeouts += 1
+        steps += 1
+        if success or steps >= max_steps or now() > deadline:
+            break
+    for v in range(n):
+        q[v] = best[v]
+    stats[ITERATIONS] = steps
+    stats[RESTARTS] = wipeouts
+    return success
+
+
+@njit(**JIT)
+def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
+    """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, bio2_search, (normals,))
+
+
+_search = compiled(bio2_search, NORMALS)
+FAMILIES = (
+    Family("bio2", DEFAULTS, _search, fixed=(NONE,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2 evolution without memetics"),
+    Family("bio2_memetic", DEFAULTS, _search, fixed=(QUADRATIC,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2, quadratic memetics (faithful)"),
+    Family("bio2_memetic_l", DEFAULTS, _search, fixed=(LINEAR,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2, linear memetics"),
+    Family("bio2_lm", LM_DEFAULTS, _search, fixed=(LM,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+           description="BioIK 2 evolution with LM memetics on exact Jacobians"),
+)
