@@ -173,7 +173,8 @@ def test_offspring_gradient_is_the_change_after_recombination():
     s = state(21)
     t = s.copy()
     x, g, rec = np.empty(n), np.empty(n), np.empty(n)
-    bio1.offspring(X, Gr, xi, 2, 3, 0, span, lo, hi, s, x, g, rec)
+    bounds = np.array([lo, hi, lo, hi])
+    bio1.offspring(bio1.Population(X, Gr, np.zeros(4), xi), 2, 3, 0, bounds, span, s, x, g, rec)
     # replay R, M, A, Ξ in order
     y = np.empty(n)
     bio1.recombine(X[2], X[3], Gr[2], Gr[3], t, y)
@@ -300,7 +301,8 @@ def test_generation_keeps_the_exploited_elites_and_sorts():
     efit = [bio1.exploit(ctx, elites[k], eg[k], lo, hi, t)[0] for k in range(kappa)]
     CX, CG, cfit = np.empty((P, n)), np.empty((P, n)), np.empty(P)
     pool, rec = np.empty(P, dtype=np.int64), np.empty(n)
-    bio1.generation(ctx, X, Gr, fit, xi, kappa, CX, CG, cfit, pool, rec, lo, hi, shi - slo, slo, shi, s)
+    bio1.generation(ctx, bio1.Population(X, Gr, fit, xi), bio1.Offspring(CX, CG, cfit, pool, rec), kappa,
+                    np.array([lo, hi, slo, shi]), shi - slo, s)
     rows = {tuple(r): k for k, r in enumerate(X)}
     for k in range(kappa):
         assert tuple(elites[k]) in rows

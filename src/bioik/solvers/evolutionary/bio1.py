@@ -54,6 +54,8 @@ Interpretations ([S] is ambiguous or silent; see the report in tests/solvers/evo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -243,16 +245,39 @@ def clip(x, lo, hi):
         x[i] = min(max(x[i], lo[i]), hi[i])
 
 
+class Population(NamedTuple):
+    """The individuals (P, n), their evolutionary gradients (P, n), fitness and extinction
+    factors (P,), best first after each generation."""
+
+    X: np.ndarray
+    Gr: np.ndarray
+    fit: np.ndarray
+    xi: np.ndarray
+
+
+class Offspring(NamedTuple):
+    """A generation's children (λ ≤ P of them): genes, gradients, fitness; the mating
+    pool (indices into the population) and one individual's scratch (n,)."""
+
+    CX: np.ndarray
+    CG: np.ndarray
+    cfit: np.ndarray
+    pool: np.ndarray
+    rec: np.ndarray
+
+
 @njit(**JIT)
-def offspring(X, Gr, xi, p1, p2, best, span, lo, hi, rng, x, g, rec):
+def offspring(pop, p1, p2, best, bounds, span, rng, x, g, rec):
     """A child x of parents p1, p2 with fittest `best`: recombination (4.5), mutation
-    (4.6–4.10), adoption (4.11), clipping (4.12); its evolutionary gradient
-    g = Ξ(A(M(R(x)))) − R(x) (4.13). rec: scratch (holds R(x))."""
+    (4.6–4.10; span: the sampling box's width), adoption (4.11), clipping to the limits
+    bounds[0:2] (4.12); its evolutionary gradient g = Ξ(A(M(R(x)))) − R(x) (4.13).
+    rec: scratch (holds R(x))."""
+    X, Gr, xi = pop.X, pop.Gr, pop.xi
     recombine(X[p1], X[p2], Gr[p1], Gr[p2], rng, x)
     rec[:] = x
     mutate(x, xi[p1], xi[p2], span, rng)
     adopt(x, X[p1], X[p2], X[best], rng)
-    clip(x, lo, hi)
+    clip(x, bounds[0], bounds[1])
     for i in range(x.shape[0]):
         g[i] = x[i] - rec[i]
 
@@ -370,9 +395,14 @@ def accepted(ctx, x, gt, mode, errors):
 
 
 @njit(**JIT)
-def generation(ctx, X, Gr, fit, xi, kappa, CX, CG, cfit, pool, rec, lo, hi, span, slo, shi, rng):
+def generation(ctx, pop, kids, kappa, bounds, span, rng):
     """Steps 1–3 of the module doc up to sorting and extinction factors (Fig. 4.2 lines
-    7–23). Returns whether any elite's exploitation moved a gene."""
+    7–23) on the population `pop` (κ elites), children in `kids`; bounds: limits, then
+    the sampling box (`ProblemViews.bounds`), span its width. Returns whether any elite's
+    exploitation moved a gene."""
+    X, Gr, fit, xi = pop.X, pop.Gr, pop.fit, pop.xi
+    CX, CG, cfit, pool, rec = kids.CX, kids.CG, kids.cfit, kids.pool, kids.rec
+    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     P, n = X.shape
     lam = P - kappa
     moved = False
@@ -397,7 +427,7 @@ def generation(ctx, X, Gr, fit, xi, kappa, CX, CG, cfit, pool, rec, lo, hi, span
             a = rank_select(gamma, uniform(rng))  # (4.4)
             b = rank_select(gamma, uniform(rng))
             p1, p2 = pool[a], pool[b]
-            offspring(X, Gr, xi, p1, p2, best, span, lo, hi, rng, CX[c], CG[c], rec)
+            offspring(pop, p1, p2, best, bounds, span, rng, CX[c], CG[c], rec)
             cfit[c] = fitness(ctx, CX[c], rng, False)
             gamma = niche(pool, gamma, a, b, cfit[c], fit[p1], fit[p2])  # (4.14)
         else:
@@ -440,6 +470,8 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
     cfit = np.empty(P)
     pool = np.empty(P, dtype=np.int64)
     rec = np.empty(n)
+    pop = Population(X, Gr, fit, xi)
+    kids = Offspring(CX, CG, cfit, pool, rec)
     # Fig. 4.2 lines 2–5, with the solution Φ = θ
     initialize(X, Gr, q, slo, shi, rng)
     evaluate_population(ctx, X, fit, rng)
@@ -451,7 +483,7 @@ def bio1_search(ibuf, fbuf, q, settings, run, stats):
     gens = 0
     wipes = 0
     while not success and gens < max_gens and not (gens > 0 and now() > deadline):
-        generation(ctx, X, Gr, fit, xi, kappa, CX, CG, cfit, pool, rec, lo, hi, span, slo, shi, rng)
+        generation(ctx, pop, kids, kappa, bounds, span, rng)
         gens += 1
         # solution update (4.17) and termination (4.21)
         best_bar = fitness(ctx, X[0], rng, True)

@@ -45,13 +45,12 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     `lm_search`.
     """
     prob = unpack(ibuf, fbuf)
-    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gt, vdata, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.bounds
+    gi, gt, bounds = prob.gi, prob.gt, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
-    seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, n)
+    kin = kinematic_buffers(prob.seg_i, prob.out_seg, gi, n)
     R = 6 * gi.shape[0]
     e = np.empty(R)
     Je = np.empty((R, n))
@@ -73,8 +72,7 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     restarts = 0
     success = False
     while True:
-        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, e, Je,
-                                   r, Jr, scratch, mode, errors)
+        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode)
         if E < best_E:
             best_E = E
             best[:] = qc

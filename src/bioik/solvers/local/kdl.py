@@ -19,7 +19,7 @@ from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import POSE_KINDS, Family, compiled
-from bioik.solvers.local.twist import backtracking_search
+from bioik.solvers.local.twist import Limits, Walk, backtracking_search
 
 DEFAULTS = {"attempt_iterations": 100, "min_step": 1e-3, "tolerance_scale": 0.5}
 SETTING = slots(DEFAULTS)
@@ -50,13 +50,10 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     gt_inner = gt * settings[SETTING.tolerance_scale]
     attempt_max, min_step = int(settings[SETTING.attempt_iterations]), settings[SETTING.min_step]
 
-    qc = q.copy()
-    q_prev = q.copy()
-    step = np.zeros(n)
-    best = q.copy()
-    success, it, restarts, _ = backtracking_search(prob, kin, qc, q_prev, step, best, e, Je, gt_inner, mode, rng, deadline,
-                                                   max_iterations, attempt_max, min_step, 2.0, pinv_direction, ())
-    q[:] = best
+    walk = Walk(q.copy(), q.copy(), np.zeros(n), q.copy(), e, Je)
+    limits = Limits(deadline, max_iterations, attempt_max, min_step, 2.0)
+    success, it, restarts, _ = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, pinv_direction, ())
+    q[:] = walk.best
     stats[ITERATIONS] = it
     stats[RESTARTS] = restarts
     return success

@@ -26,21 +26,22 @@ from bioik.solvers.core.rng import random_configuration
 
 
 @njit(**KERNEL)
-def pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, iterations, k_damp, stall_ratio, tp, tr,
-                 mode, work):
-    """One LM attempt from x for the problem's single pose-type goal: FK, residual, the
+def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work):
+    """One LM attempt from x for the problem's (`ProblemViews`) single pose-type goal: FK, residual, the
     acceptance test at tolerances (tp, tr) once the cost is low enough to pass it, then a
     damped step (λ = k·E, always taken, clamped), for up to `iterations` steps, until the
     cost fails to fall below stall_ratio × its previous value twice in a row.
 
     x ← the point that passed the test, else the best point seen. Returns (passed, cost
     ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
+    seg_i, seg_f, gi, gf, gw = prob.seg_i, prob.seg_f, prob.gi, prob.gf, prob.gw
+    lo, hi = prob.bounds[0], prob.bounds[1]
     seg, e, Je, M, b, dq, frame, err, xt, _ = work
     n = x.shape[0]
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
-    tip = out_seg[0]
-    tf = out_tf[0]
+    tip = prob.out_seg[0]
+    tf = prob.out_tf[0]
     t = max(tp, tr)
     E_max = 3.0 * t * t * (wp * wp + wr * wr)  # as `acceptable_cost`
     for i in range(n):  # element loops: a whole-array copy needs reference counting
@@ -82,16 +83,14 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     clipped = query_start(prob, row, q, io)
     if clipped < 0:
         return -1
-    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.bounds
-    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    gt, slo, shi = prob.gt, prob.bounds[2], prob.bounds[3]
     rng = io[RNG : RNG + 1].view(np.uint64)
     rng[0] = np.uint64(int(io[SEED]))
     if io[RANDOM_START] > 0.0:
         random_configuration(rng, slo, shi, q)
     deadline, budget, mode = io[DEADLINE], io[BUDGET], int(io[MODE])
     k_damp, stall_ratio, attempt_max, margin = io[SETTINGS], io[SETTINGS + 1], int(io[SETTINGS + 2]), io[SETTINGS + 3]
-    work = io_workspace(io, seg_i, q.shape[0])
+    work = io_workspace(io, prob.seg_i, q.shape[0])
     x = work[9]
     for i in range(q.shape[0]):  # element loops: slice copies need reference counting
         x[i] = q[i]
@@ -101,8 +100,7 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     found = False
     while True:
         steps = min(attempt_max, budget - evaluated - 1)
-        found, E, k = pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x, steps, k_damp, stall_ratio,
-                                   gt[0, 0] * margin, gt[0, 1] * margin, mode, work)
+        found, E, k = pose_attempt(prob, x, steps, k_damp, stall_ratio, gt[0, 0] * margin, gt[0, 1] * margin, mode, work)
         evaluated += k
         if found or E < best_E:
             best_E = E

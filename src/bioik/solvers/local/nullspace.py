@@ -29,7 +29,7 @@ from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.local.twist import backtracking_search, twist_errors
+from bioik.solvers.local.twist import Limits, Walk, backtracking_search, twist_errors
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
@@ -52,12 +52,14 @@ CORRECTIONS = 3
 
 
 @njit(**JIT)
-def secondary_task(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b):
-    """b: −J_sᵀ·r_s (the descent direction of the secondary goals' cost) if there are
-    secondary goals, else joint centring −k·(q − centre)."""
+def secondary_task(prob, kin, q, es, Js, has_secondary, gain, centre, b):
+    """b: −J_sᵀ·r_s (the descent direction of the secondary goals' cost, from the frames
+    and Jacobians at q in the `kinematic_buffers` kin) if there are secondary goals, else
+    joint centring −k·(q − centre)."""
     n = q.shape[0]
     if has_secondary:
-        srows, _ = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, es, Js, True)
+        _, frames, J, r, Jr, scratch, _ = kin
+        srows, _ = stack_residuals(prob.gi, prob.gf, prob.gw, frames, J, q, prob.vdata, r, Jr, scratch, es, Js, True)
         for v in range(n):
             s = 0.0
             for i in range(srows):
@@ -80,8 +82,7 @@ def null_space_velocity(Je, xi, rows, b, qdot):
 def null_space_direction(prob, kin, qc, rows, xi, Je, qdot, extra):
     """The step q̇ = J⁺ξ + (I − J⁺J)·b, b the secondary task (`backtracking_search`'s direction)."""
     es, Js, has_secondary, gain, centre, b = extra
-    _, frames, J, r, Jr, scratch, _ = kin
-    secondary_task(prob.gi, prob.gf, prob.gw, frames, J, qc, prob.vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
+    secondary_task(prob, kin, qc, es, Js, has_secondary, gain, centre, b)
     null_space_velocity(Je, xi, rows, b, qdot)
 
 
@@ -94,7 +95,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
+    gi, gf, gt, vdata, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
@@ -119,14 +120,14 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     centering_steps = int(settings[SETTING.centering_steps])
 
     qc = q.copy()
-    q_prev = q.copy()
     qdot = np.zeros(n)
     step = np.empty(n)
     b = np.empty(n)
     best = q.copy()
     extra = (es, Js, has_secondary, gain, centre, b)
-    success, it, restarts, rows = backtracking_search(prob, kin, qc, q_prev, qdot, best, xi, Je, gt_inner, mode, rng, deadline,
-                                                      max_iterations, attempt_max, min_step, growth, null_space_direction, extra)
+    walk = Walk(qc, q.copy(), qdot, best, xi, Je)
+    limits = Limits(deadline, max_iterations, attempt_max, min_step, growth)
+    success, it, restarts, rows = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, null_space_direction, extra)
     if success:  # optional refinement: null-space steps that keep the goals met
         alpha = 1.0
         fresh = True
@@ -135,7 +136,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
                 break
             it += 1
             if fresh:  # q̇ at the last configuration that met the goals (frames are there)
-                secondary_task(gi, gf, gw, frames, J, best, vdata, r, Jr, scratch, es, Js, has_secondary, gain, centre, b)
+                secondary_task(prob, kin, best, es, Js, has_secondary, gain, centre, b)
                 null_space_velocity(Je, xi, rows, b, qdot)
             for i in range(n):
                 qc[i] = min(max(best[i] + alpha * qdot[i], lo[i]), hi[i])

@@ -10,6 +10,8 @@ direction d and let α grow by `growth` (at most 1).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -55,31 +57,55 @@ def twist_errors(gi, gf, frames, J, e, Je):
     return rows
 
 
+class Walk(NamedTuple):
+    """The loop's configurations (n,) and the stacked twist errors at qc."""
+
+    #: Current point, the point the last step started from, that step, the best point seen.
+    qc: np.ndarray
+    q_prev: np.ndarray
+    step: np.ndarray
+    best: np.ndarray
+    #: Twist errors (≤ 6·G) and their Jacobian rows (≤ 6·G, n).
+    e: np.ndarray
+    Je: np.ndarray
+
+
+class Limits(NamedTuple):
+    """When the loop stops, restarts and how its step factor grows."""
+
+    deadline: float
+    max_iterations: float
+    attempt_max: int
+    min_step: float
+    growth: float
+
+
 @njit(inline="always", **JIT)
-def twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt, vdata, q, seg, frames, J, e, Je, r, Jr, scratch, mode,
-                errors):
-    """Exact FK and Jacobians at q, the stacked twist errors (`twist_errors`) into e, Je;
-    returns (rows, squared error, q passes the acceptance test at tolerances gt)."""
-    fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
-    rows = twist_errors(gi, gf, frames, J, e, Je)
+def twist_state(prob, kin, q, e, Je, gt, mode):
+    """Exact FK and Jacobians at q (into the `kinematic_buffers` kin), the stacked twist
+    errors (`twist_errors`) into e, Je; returns (rows, squared error, q passes the
+    acceptance test at tolerances gt)."""
+    seg, frames, J, r, Jr, scratch, errors = kin
+    fk_jacobians(prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf, q, seg, frames, J)
+    rows = twist_errors(prob.gi, prob.gf, frames, J, e, Je)
     E = 0.0
     for i in range(rows):
         E += e[i] * e[i]
-    return rows, E, goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors)
+    return rows, E, goal_errors(prob.gi, prob.gf, gt, frames, J, q, prob.vdata, r, Jr, scratch, mode, errors)
 
 
 @njit(inline="always", **JIT)
-def backtracking_search(prob, kin, qc, q_prev, step, best, e, Je, gt_inner, mode, rng, deadline, max_iterations, attempt_max,
-                        min_step, growth, direction, extra):
-    """Run the loop from qc (see the module docstring); the best configuration goes to
-    best. direction(prob, kin, qc, rows, e, Je, step, extra) writes the step d into step
-    (e, Je: the stacked twist errors and their Jacobian at qc; extra: the family's own
-    arguments). kin: the `kinematic_buffers`. Returns (success, iterations, restarts,
-    rows of the last twist errors)."""
-    seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, vdata, bounds = prob.gi, prob.gf, prob.vdata, prob.bounds
+def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction, extra):
+    """Run the loop from walk.qc (see the module docstring); the best configuration goes
+    to walk.best. direction(prob, kin, qc, rows, e, Je, step, extra) writes the step d
+    into step (e, Je: the stacked twist errors and their Jacobian at qc; extra: the
+    family's own arguments). kin: the `kinematic_buffers`. Returns (success, iterations,
+    restarts, rows of the last twist errors)."""
+    bounds = prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
-    seg, frames, J, r, Jr, scratch, errors = kin
+    qc, q_prev, step, best, e, Je = walk.qc, walk.q_prev, walk.step, walk.best, walk.e, walk.Je
+    deadline, max_iterations, attempt_max = limits.deadline, limits.max_iterations, limits.attempt_max
+    min_step, growth = limits.min_step, limits.growth
     n = qc.shape[0]
     best_E = np.inf
     E_prev = np.inf
@@ -89,8 +115,7 @@ def backtracking_search(prob, kin, qc, q_prev, step, best, e, Je, gt_inner, mode
     restarts = 0
     success = False
     while True:
-        rows, E, met = twist_state(seg_i, seg_f, out_seg, out_tf, gi, gf, gt_inner, vdata, qc, seg, frames, J, e, Je,
-                                   r, Jr, scratch, mode, errors)
+        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode)
         if E < best_E:
             best_E = E
             best[:] = qc

@@ -211,7 +211,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
     population's views cost nothing per species)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
-    lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
+    slo, shi = bounds[2], bounds[3]
     deadline, max_steps, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     P = int(settings[SETTING.population_size])
     elites = min(max(int(settings[SETTING.elite_count]), 0), P)
@@ -249,8 +249,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                     break
                 if variant == LM:  # beyond [R] and [E]: LM on exact FK first, then evolve around it
                     if single_pose:
-                        found, E, _ = pose_attempt(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, lo, hi, x0, opt_gens, lam_k,
-                                                   lm_stall, gt[0, 0], gt[0, 1], mode, work.pose)
+                        found, E, _ = pose_attempt(prob, x0, opt_gens, lam_k, lm_stall, gt[0, 0], gt[0, 1], mode, work.pose)
                         if not found:
                             fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                     else:
