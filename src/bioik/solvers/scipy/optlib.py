@@ -2,7 +2,9 @@
 
 As in [R 3.5.3] (BioIK's CppNumericalSolvers comparison) the fitness — here the problem's
 weighted cost Σ w²‖r‖² of all compiled goals, primary and secondary, with its exact gradient
-2·Jeᵀe — is handed to a general-purpose minimiser, here from scipy.optimize:
+2·Jeᵀe, plus the cost of goals that call Python (central-difference gradient; these solvers,
+but for optlib_newton whose Hessian has no term for them, are the ones that take such
+goals) — is handed to a general-purpose minimiser, here from scipy.optimize:
 
 * optlib_bfgs — BFGS;  optlib_cg — nonlinear conjugate gradient (Polak–Ribière);
 * optlib_lbfgsb — L-BFGS-B with the joint limits as box constraints;
@@ -147,7 +149,7 @@ def make_search(method: str):
 
 
 FAMILIES = tuple(
-    Family(f"optlib_{m}", NM_DEFAULTS if m == "nelder_mead" else DEFAULTS, make_search(m),
+    Family(f"optlib_{m}", NM_DEFAULTS if m == "nelder_mead" else DEFAULTS, make_search(m), python_goals=m != "newton",
            description=f"scipy {LABELS[m]} on the IK cost, random restarts [R 3.5.3, E Table 3.1]")
     for m in METHODS
 )
