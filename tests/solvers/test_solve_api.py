@@ -47,7 +47,7 @@ def test_result_fields(ur5, rng):
         (dict(damping_typo=1.0, solver="lm"), "unknown parameter.*damping_typo.*lm"),
         (dict(seed=[0.0, 0.0]), "seed must have 6 values"),
         (dict(seed=[0, 0, np.nan, 0, 0, 0]), "seed has NaN or inf at elbow_joint"),
-        (dict(max_iterations=0), "max_iterations must be >= 1"),
+        (dict(max_iterations=0), "max_iterations must be an integer >= 1; got 0"),
         (dict(acceptance="strict"), "acceptance must be one of"),
     ],
 )

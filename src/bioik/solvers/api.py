@@ -29,6 +29,7 @@ from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
+from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TIMEOUT, TOLERANCE
 from bioik.solvers.core.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, SOLVERS, Family
 
@@ -81,13 +82,8 @@ class Result:
 
 
 def check_timeout(timeout: Any) -> float:
-    try:
-        t = float(timeout)
-    except (TypeError, ValueError):
-        raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}") from None
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"timeout must be a finite number of seconds > 0; got {timeout!r}")
-    return t
+    """The timeout in seconds as a float, or a ParameterError/ParameterTypeError naming it."""
+    return TIMEOUT.check("timeout", timeout)
 
 
 @contextmanager
@@ -159,7 +155,7 @@ class Solver:
 
     solver: a name from `bioik.solvers.names()` (None: `lm`, and for goals that call Python
     `optlib_lbfgsb` unless parameters are given); params: that solver's parameters
-    (unknown names are an error); acceptance: "norm"
+    (unknown names and values outside their ranges are an error); acceptance: "norm"
     (default), "trac" or "kdl". A named solver runs as named: goals it would not honour
     (goals that call Python, secondary goals it ignores) are refused with an
     `UnsupportedGoalsError` that names the solvers that take them. `Result.solver` is the
@@ -295,13 +291,19 @@ class Solver:
             if max_iterations is None:
                 budget = UNLIMITED
             else:
+                if not (type(max_iterations) is int and max_iterations >= 1):
+                    MAX_ITERATIONS.check("max_iterations", max_iterations)
                 budget = int(max_iterations)
-                if budget < 1:
-                    raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
-            if not (0 <= position_tolerance < math.inf and 0 <= rotation_tolerance < math.inf):
-                raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
-                                 f"rotation_tolerance={rotation_tolerance!r}")
-            base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
+            if not (type(position_tolerance) is float and 0.0 <= position_tolerance < math.inf):
+                TOLERANCE.check("position_tolerance", position_tolerance)
+            if not (type(rotation_tolerance) is float and 0.0 <= rotation_tolerance < math.inf):
+                TOLERANCE.check("rotation_tolerance", rotation_tolerance)
+            if random_seed is None:
+                base = random.getrandbits(31)
+            else:
+                if type(random_seed) is not int:
+                    RANDOM_SEED.check("random_seed", random_seed)
+                base = int(random_seed) % 2**31
             if one_call:
                 return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
             robot = self.robot
@@ -416,7 +418,8 @@ def solve(
     """Joint values for `robot` that meet `goals`, within limits, within `timeout` seconds.
 
     seed: start configuration (clipped into limits if outside; None: random start).
-    solver: see `Solver`; the one that ran is `Result.solver`.
+    solver: see `Solver`; the one that ran is `Result.solver`. params: the solver's
+    parameters, each checked against its range (`bioik.solvers.core.params`).
     callback(q) -> bool: rejecting a solution makes the search go on from a random
     restart until the timeout. random_seed + max_iterations make a run reproducible.
     Repeated calls with the same robot and goal structure reuse the prepared problem; the
@@ -424,7 +427,11 @@ def solve(
     in the timeout.
     """
     key = (id(robot), solver, acceptance, tuple(sorted(params.items()))) if params else (id(robot), solver, acceptance)
-    s = _solvers.get(key)
+    try:
+        s = _solvers.get(key)
+    except TypeError:  # an unhashable name or value (a list …): the Solver refuses it by name
+        return Solver(robot, solver, timeout, acceptance, **params).solve(
+            goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)
         with _solvers_lock:

@@ -13,6 +13,7 @@ from bioik.errors import BioikError
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
+from bioik.solvers.core.params import check_parameters
 
 #: The goal kinds of solvers that handle only pose-type goals.
 POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
@@ -53,14 +54,13 @@ class Family:
     single_pose_extra: tuple = ()
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
+        """The settings vector: `params` over the defaults, each checked against its range
+        (`bioik.solvers.core.params`); unknown names are an error."""
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
             raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
-        values = {**self.defaults, **params}
-        out = np.array([float(values[k]) for k in self.defaults] + list(self.fixed))
-        if not np.all(np.isfinite(out)):
-            raise ValueError(f"parameters of solver {self.name!r} must be finite numbers; got {params}")
-        return out
+        values = check_parameters({**self.defaults, **params}, self.name)
+        return np.array([values[k] for k in self.defaults] + list(self.fixed))
 
     def check(self, problem: Problem, solvers: Iterable[Family]) -> None:
         """Refuse goals this solver would not honour — goals that call Python, secondary

@@ -45,8 +45,8 @@ from bioik.solvers.core.family import Family
 #: max_iterations_per_run — iteration cap of one run;
 #: limit_penalty — k of the penalty k‖q − clip(q)‖² of the unbounded methods (bfgs, cg, newton);
 #: tolerance — the methods' gradient (gtol) / value (ftol, fatol, xatol) tolerance.
-DEFAULTS = {"max_iterations_per_run": 200.0, "limit_penalty": 1.0, "tolerance": 1e-14}
-NM_DEFAULTS = {"max_iterations_per_run": 2000.0, "limit_penalty": 1.0, "tolerance": 1e-14}
+DEFAULTS = {"max_iterations_per_run": 200, "limit_penalty": 1.0, "tolerance": 1e-14}
+NM_DEFAULTS = {"max_iterations_per_run": 2000, "limit_penalty": 1.0, "tolerance": 1e-14}
 
 METHODS = ("bfgs", "cg", "gd", "lbfgsb", "nelder_mead", "newton")
 LABELS = {"bfgs": "BFGS", "cg": "conjugate gradient", "gd": "projected gradient descent (Armijo)", "lbfgsb": "L-BFGS-B (bounded)",
