@@ -9,6 +9,7 @@ from bioik.bench.store import BenchError
 from bioik.errors import BioikError
 from bioik.model.names import UnknownNameError
 from bioik.model.urdf import URDFError
+from bioik.solvers.core.family import UnsupportedGoalsError
 
 
 def test_bioik_error_is_exported():
@@ -19,7 +20,7 @@ def test_bioik_error_is_exported():
 
 @pytest.mark.parametrize(
     ("error", "builtins"),
-    [(UnknownNameError, (KeyError, ValueError)), (URDFError, (ValueError,)), (BenchError, (ValueError,)), (PeerSkipped, ())],
+    [(UnknownNameError, (KeyError, ValueError)), (URDFError, (ValueError,)), (UnsupportedGoalsError, (ValueError,)), (BenchError, (ValueError,)), (PeerSkipped, ())],
 )
 def test_errors_derive_from_bioik_error_and_keep_their_builtin_base(error, builtins):
     assert issubclass(error, BioikError)

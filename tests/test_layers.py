@@ -5,7 +5,7 @@ modules import each other in a circle.
 Layers, lowest first: errors and `_kernel_cache` (import nothing from bioik) < model <
 kinematics < robots (the bundled catalog and the robot loader) < goals < problem (the
 compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
-track, rollout, moveit < the `bioik` package itself (the public API, re-exporting the
+track, rollout, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
 """
@@ -30,6 +30,7 @@ LAYERS = {
     "bioik.track": 7,
     "bioik.rollout": 7,
     "bioik.moveit": 7,
+    "bioik.moveit_config": 7,
     "bioik": 8,
     "bioik.bench": 9,
     "bioik.cli": 10,

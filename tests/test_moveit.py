@@ -142,3 +142,105 @@ def test_yaml_needs_pyyaml_or_loads(tmp_path):
 def test_options_dict_errors_name_options(ur5):
     with pytest.raises(ValueError, match="options: unknown key 'timeot'"):
         bioik.search_position_ik(ur5, [np.eye(4)], ur5.center(), options={"timeot": 1.0})
+
+
+PANDA_KINEMATICS_YAML = """\
+panda_arm:
+  kinematics_solver: bio_ik/BioIKKinematicsPlugin
+  kinematics_solver_search_resolution: 0.005
+  kinematics_solver_timeout: 0.005
+  kinematics_solver_attempts: 3
+  mode: bio2_memetic
+  population_size: 4
+  elite_count: 2
+  threads: 1
+  no_wipeout: true
+  dpos: 0.0001
+  drot: 0.001
+  random_seed: 5
+hand:
+  kinematics_solver: kdl_kinematics_plugin/KDLKinematicsPlugin
+  kinematics_solver_timeout: 0.01
+"""
+
+
+def test_moveit_kinematics_yaml_per_group(tmp_path):
+    path = tmp_path / "kinematics.yaml"
+    path.write_text(PANDA_KINEMATICS_YAML)
+    with pytest.warns(bioik.moveit_config.KinematicsConfigWarning) as seen:
+        config = KinematicsConfig.from_file(path, group="panda_arm")
+    ignored = sorted(re.search(r"key '(\w+)'", str(w.message)).group(1) for w in seen)
+    assert ignored == ["kinematics_solver_attempts", "kinematics_solver_search_resolution"]
+    assert (config.solver, config.timeout, config.position_tolerance, config.rotation_tolerance, config.random_seed) == (
+        "bio2_memetic", 0.005, 1e-4, 1e-3, 5)
+    assert config.parameters == {"population_size": 4, "elite_count": 2, "threads": 1, "wipeout_probability": 0.0}
+    hand = KinematicsConfig.from_file(path, group="hand")
+    assert (hand.solver, hand.timeout) == ("kdl", 0.01)
+    with pytest.raises(ValueError, match=r"several groups \(panda_arm, hand\); choose one with group="):
+        KinematicsConfig.from_file(path)
+    with pytest.raises(ValueError, match="no group 'arm'; groups: panda_arm, hand"):
+        KinematicsConfig.from_file(path, group="arm")
+
+
+def test_moveit_flat_entry_and_bioik_keys(tmp_path):
+    path = tmp_path / "kinematics.yaml"
+    path.write_text("kinematics_solver: bio_ik/BioIKKinematicsPlugin\nkinematics_solver_timeout: 0.02\n"
+                    "mode: bio1\npopulation_size: 10\nelite_count: 3\ndtwist: 0.0002\nposition_only_ik: true\n"
+                    "center_joints_weight: 0.5\n")
+    config = KinematicsConfig.from_file(path)
+    assert (config.solver, config.timeout, config.position_tolerance, config.rotation_tolerance) == ("bio1", 0.02, 2e-4, 2e-4)
+    assert config.parameters == {"population": 10, "elites": 3} and config.position_only and config.center_joints_weight == 0.5
+    only_plugin = KinematicsConfig.from_dict({"kinematics_solver": "bio_ik/BioIKKinematicsPlugin"})
+    assert only_plugin.solver == "bio2_memetic"  # BioIK's default mode
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"kinematics_solver": "bio_ik/BioIKKinematicsPlugin", "mode": "gd_8"}, "key 'mode': 'gd_8' is not a bioik solver"),
+        ({"kinematics_solver": "my_plugin/Fancy"}, "key 'kinematics_solver': 'my_plugin/Fancy' is not a plugin"),
+        ({"kinematics_solver_timeout": 0.01, "populaton_size": 4}, "unknown key 'populaton_size'; known keys: .*population_size"),
+        ({"mode": "bio2", "population_size": 0}, r"population_size' must be an integer in \[1, 10000\]; got 0"),
+        ({"mode": "bio2", "no_wipeout": "yes"}, "key 'no_wipeout' must be true or false"),
+        ({"arm": {"mode": "lm"}, "typo": 1}, "unknown key 'typo'; expected group entries"),
+    ],
+)
+def test_moveit_entry_errors_name_the_key(entry, message):
+    with pytest.raises(ValueError, match=message) as e:
+        KinematicsConfig.from_dict(entry)
+    assert isinstance(e.value, bioik.BioikError)
+
+
+def test_moveit_keys_without_meaning_warn():
+    with pytest.warns(bioik.moveit_config.KinematicsConfigWarning) as seen:
+        KinematicsConfig.from_dict({"mode": "lm", "threads": 4, "linear_fitness": False})
+    messages = sorted(str(w.message) for w in seen)
+    assert "key 'linear_fitness' has no meaning in bioik" in messages[0]
+    assert "key 'threads' has no meaning for solver 'lm'" in messages[1]
+
+
+def test_config_goals_are_added_to_each_query(ur5, rng, results):
+    T = ur5.link_pose(ur5.random_configuration(rng), "tool0")
+    config = KinematicsConfig(solver="lm", position_only=True, minimal_displacement_weight=0.5, **OPTIONS)
+    q, code = bioik.search_position_ik(ur5, [T], ur5.center(), options=config)
+    assert code == IKErrorCode.SUCCESS and np.allclose(ur5.link_pose(q, "tool0")[:3, 3], T[:3, 3], atol=1e-5)
+    assert results[-1].goal_errors.shape == (2, 2)  # the position goal and the minimal displacement goal
+
+
+def test_query_options_extra_goals_replace_and_fixed_joints(ur5, rng):
+    T = ur5.link_pose(ur5.random_configuration(rng), "tool0")
+    extra = bioik.JointVariableGoal("wrist_3_joint", 0.5, secondary=False)
+    q, code = bioik.search_position_ik(ur5, None, ur5.center(), options=OPTIONS, goals=[bioik.PositionGoal("tool0", T[:3, 3]), extra],
+                                       replace=True)
+    assert code == IKErrorCode.SUCCESS and abs(q[5] - 0.5) <= 1e-5
+    seed = ur5.random_configuration(rng)
+    reachable = ur5.link_pose(np.r_[seed[:1], ur5.random_configuration(rng)[1:]], "tool0")
+    seen = []
+    q, code = bioik.search_position_ik(ur5, [reachable], seed, options=OPTIONS, fixed_joints=["shoulder_pan_joint"],
+                                       solution_callback=lambda x: seen.append(x) or True)
+    assert code == IKErrorCode.SUCCESS and q[0] == seed[0] and q.shape == (6,)
+    assert np.allclose(ur5.link_pose(q, "tool0"), reachable, atol=1e-4) and np.array_equal(seen[-1], q)
+    with pytest.raises(ValueError, match="fixed_joints must name variables of the group"):
+        bioik.search_position_ik(ur5, [reachable], seed, fixed_joints=["elbow"])
+    with pytest.raises(ValueError, match="replace=True needs goals"):
+        bioik.search_position_ik(ur5, None, seed, replace=True)

@@ -17,12 +17,12 @@ from bioik.kinematics.robot import Robot  # noqa: E402
 from bioik.model import URDFError, UnknownNameError  # noqa: E402
 from bioik.problem import Problem  # noqa: E402
 from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik  # noqa: E402
-from bioik.solvers import Result, Solver, solve  # noqa: E402
+from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
 from bioik.robots import load_robot  # noqa: E402
 from bioik.rollout import Rollout, rollout  # noqa: E402
 from bioik.track import TrackResult, track  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["BioikError", "Problem", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "goals", "load_robot", "robots", "solve", "track", "TrackResult", "rollout", "Rollout",
+__all__ = ["BioikError", "Problem", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "solve", "track", "TrackResult", "rollout", "Rollout",
            "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]

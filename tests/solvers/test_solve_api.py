@@ -5,6 +5,7 @@ import pytest
 
 import bioik
 from bioik.model import UnknownNameError
+from bioik.solvers.core.family import UnsupportedGoalsError
 
 BUDGET = dict(timeout=3600.0, max_iterations=3000, random_seed=7)
 
@@ -46,7 +47,7 @@ def test_result_fields(ur5, rng):
         (dict(damping_typo=1.0, solver="lm"), "unknown parameter.*damping_typo.*lm"),
         (dict(seed=[0.0, 0.0]), "seed must have 6 values"),
         (dict(seed=[0, 0, np.nan, 0, 0, 0]), "seed has NaN or inf at elbow_joint"),
-        (dict(max_iterations=0), "max_iterations must be >= 1"),
+        (dict(max_iterations=0), "max_iterations must be an integer >= 1; got 0"),
         (dict(acceptance="strict"), "acceptance must be one of"),
     ],
 )
@@ -171,19 +172,71 @@ def test_solvers_are_listed():
         assert s in names
 
 
-def test_python_goals_are_solved_on_the_python_path(ur5, rng):
+def test_python_goals_run_on_a_solver_that_calls_them(ur5, rng):
+    """No solver named: goals that call Python run on optlib_lbfgsb, and the result says so."""
     T = target(ur5, rng)
     goal = bioik.LinkFunctionGoal("tool0", lambda M: float(np.sum((M[:3, 3] - T[:3, 3]) ** 2)))
-    res = bioik.solve(ur5, [goal, bioik.OrientationGoal("tool0", T[:3, :3])], solver="bio2_lm", timeout=3600.0, max_iterations=2000, random_seed=0)
-    assert res.success
+    res = bioik.solve(ur5, [goal, bioik.OrientationGoal("tool0", T[:3, :3])], timeout=3600.0, max_iterations=2000, random_seed=0)
+    assert res.success and res.solver == "optlib_lbfgsb"
     A = ur5.link_pose(res.q, "tool0")
     assert np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5
 
 
 def test_joint_function_goal_couples_joints(ur5):
     follow = bioik.JointFunctionGoal(lambda q: np.array([q[0], q[0], *q[2:]]))  # joint 1 mirrors joint 0
-    res = bioik.solve(ur5, [bioik.PositionGoal("tool0", [0.3, 0.2, 0.4]), follow], solver="lm", timeout=3600.0, max_iterations=2000, random_seed=0)
-    assert res.success and abs(res.q[0] - res.q[1]) <= 1e-5
+    res = bioik.solve(ur5, [bioik.PositionGoal("tool0", [0.3, 0.2, 0.4]), follow], solver="optlib_bfgs", timeout=3600.0,
+                      max_iterations=2000, random_seed=0)
+    assert res.success and res.solver == "optlib_bfgs" and abs(res.q[0] - res.q[1]) <= 1e-5
+
+
+PYTHON_SOLVERS = sorted(n for n, f in bioik.solvers.registry.SOLVERS.items() if f.python_goals)
+
+
+def test_the_solvers_that_call_python_goals():
+    assert PYTHON_SOLVERS == ["optlib_bfgs", "optlib_cg", "optlib_gd", "optlib_lbfgsb", "optlib_nelder_mead"]
+
+
+@pytest.mark.parametrize("solver", sorted(set(bioik.solvers.names()) - set(PYTHON_SOLVERS)))
+def test_a_named_solver_refuses_python_goals_naming_those_that_take_them(ur5, solver):
+    """A named solver runs as named: it never hands goals that call Python to another search."""
+    goal = bioik.JointFunctionGoal(lambda q: q)
+    with pytest.raises(UnsupportedGoalsError, match=rf"solver '{solver}' cannot run goals that call Python \(JointFunctionGoal\)"
+                       rf".*solvers that do: {', '.join(PYTHON_SOLVERS)}$") as e:
+        bioik.solve(ur5, [goal], solver=solver)
+    assert isinstance(e.value, bioik.BioikError) and isinstance(e.value, ValueError)
+
+
+def test_parameters_for_the_default_solver_mean_lm_with_python_goals(ur5):
+    with pytest.raises(UnsupportedGoalsError, match="solver 'lm' cannot run goals that call Python"):
+        bioik.solve(ur5, [bioik.JointFunctionGoal(lambda q: q)], damping=0.2)
+
+
+IGNORING = ["bio1", "gd", "gd_c", "gd_c_4", "gd_r", "jac", "kdl", "trac", "trac_distance", "trac_manip1", "trac_manip2"]
+
+
+def test_the_solvers_that_ignore_secondary_goals_are_declared():
+    assert sorted(n for n, f in bioik.solvers.registry.SOLVERS.items() if not f.secondary_goals) == IGNORING
+
+
+@pytest.mark.parametrize("solver", IGNORING)
+def test_a_solver_that_ignores_secondary_goals_refuses_them(ur5, solver):
+    T = ur5.link_pose(ur5.center(), "tool0")
+    goals = [bioik.PositionGoal("tool0", T[:3, 3]), bioik.OrientationGoal("tool0", T[:3, :3], secondary=True)]
+    with pytest.raises(UnsupportedGoalsError, match=rf"solver '{solver}' does not optimise secondary goals "
+                       r"\(got secondary OrientationGoal\).*that does: bio2, .*lm, nullspace, .*relaxed$"):
+        bioik.solve(ur5, goals, solver=solver)
+
+
+@pytest.mark.parametrize("solver", ["lm", "kdl", "optlib_lbfgsb"])
+def test_result_names_the_solver_on_every_path(ur5, rng, solver):
+    """One-call path, general path (a callback), and the path of goals that call Python."""
+    T = target(ur5, rng)
+    one = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], solver=solver, **BUDGET)
+    general = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], solver=solver, callback=lambda q: True, **BUDGET)
+    assert one.solver == general.solver == solver
+    if solver == "optlib_lbfgsb":
+        python = bioik.solve(ur5, [bioik.PoseGoal("tool0", T), bioik.JointFunctionGoal(lambda q: 0.0 * q)], solver=solver, **BUDGET)
+        assert python.solver == solver
 
 
 def test_kdl_refuses_goals_it_cannot_handle(ur5):

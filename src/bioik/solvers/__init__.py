@@ -1,6 +1,7 @@
 """Solvers behind one API: `solve`, `Solver`, `Result`; `names()` lists the solvers."""
 
 from bioik.solvers.api import Result, Solver, solve
-from bioik.solvers.registry import DEFAULT_SOLVER, names
+from bioik.solvers.core.family import UnsupportedGoalsError
+from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, names
 
-__all__ = ["DEFAULT_SOLVER", "Result", "Solver", "names", "solve"]
+__all__ = ["DEFAULT_SOLVER", "PYTHON_GOALS_SOLVER", "Result", "Solver", "UnsupportedGoalsError", "names", "solve"]

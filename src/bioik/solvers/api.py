@@ -29,9 +29,9 @@ from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
+from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TIMEOUT, TOLERANCE
 from bioik.solvers.core.pose_query import new_io
-from bioik.solvers.registry import DEFAULT_SOLVER, SOLVERS, Family
-from bioik.solvers.scipy.python_goals import python_goal_search
+from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, SOLVERS, Family
 
 #: Goal types whose structure is fixed by (type, link, secondary) alone.
 _POSE_TYPES = (PoseGoal, PositionGoal, OrientationGoal)
@@ -82,13 +82,8 @@ class Result:
 
 
 def check_timeout(timeout: Any) -> float:
-    try:
-        t = float(timeout)
-    except (TypeError, ValueError):
-        raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}") from None
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"timeout must be a finite number of seconds > 0; got {timeout!r}")
-    return t
+    """The timeout in seconds as a float, or a ParameterError/ParameterTypeError naming it."""
+    return TIMEOUT.check("timeout", timeout)
 
 
 @contextmanager
@@ -107,11 +102,6 @@ def _compile_notice(solver: str) -> Iterator[None]:
         timer.cancel()
         if time.monotonic() - t0 > NOTICE_AFTER:
             log.warning("bioik: %s ready after %.1f s", solver, time.monotonic() - t0)
-
-
-def _search_for(family: Family, problem: Problem) -> Callable[..., tuple[bool, int, int]]:
-    """The search to run: the family's compiled one, or the Python path if goals call Python."""
-    return python_goal_search if problem.python_goals else family.search
 
 
 def _family(name: str | None) -> Family:
@@ -163,8 +153,13 @@ class _Workspace:
 class Solver:
     """A solver bound to a robot, for repeated solves without re-preparing.
 
-    solver: a name from `bioik.solvers.names()`; params: that solver's parameters
-    (unknown names are an error); acceptance: "norm" (default), "trac" or "kdl".
+    solver: a name from `bioik.solvers.names()` (None: `lm`, and for goals that call Python
+    `optlib_lbfgsb` unless parameters are given); params: that solver's parameters
+    (unknown names and values outside their ranges are an error); acceptance: "norm"
+    (default), "trac" or "kdl". A named solver runs as named: goals it would not honour
+    (goals that call Python, secondary goals it ignores) are refused with an
+    `UnsupportedGoalsError` that names the solvers that take them. `Result.solver` is the
+    solver that ran.
     """
 
     def __init__(self, robot: Robot, solver: str | None = None, timeout: float = 0.005, acceptance: str = "norm", **params: Any):
@@ -178,6 +173,13 @@ class Solver:
         self.acceptance = acceptance
         self._mode = MODES[acceptance]
         self.settings = self.family.settings(params)
+        #: What runs goals that call Python: the solver as named, or with none named (and no
+        #: parameters for the default), the one that can call them.
+        if solver is None and not params:
+            python = SOLVERS[PYTHON_GOALS_SOLVER]
+            self._python_run = (python, python.settings({}))
+        else:
+            self._python_run = (self.family, self.settings)
         self._single = self.family.single_pose  # its compiled entry once it is loaded
         #: Prepared problems by goal structure, never solved in: each workspace solves in
         #: its own copy (`Problem.copy`), so concurrent solves share no buffer.
@@ -209,7 +211,7 @@ class Solver:
             p = self._prepared.get(key)
             if p is not None:
                 return p
-            with _compile_notice(self.family.name):
+            with _compile_notice(" or ".join(dict.fromkeys((self.family.name, self._python_run[0].name)))):
                 p = self._new_problem(goals)
             if len(self._prepared) >= _MAX_STRUCTURES:
                 self._prepared.pop(next(iter(self._prepared)))
@@ -221,7 +223,7 @@ class Solver:
         first solve's timeout is spent searching. A single pose-type goal loads only its
         one-call kernel: the general search is loaded when a solve first needs it."""
         p = Problem(self.robot, goals)
-        self.family.check(p)
+        self._run_for(p)[0].check(p, SOLVERS.values())
         p.general_ready = False
         if p.single_pose and self.family.single_pose is not None:
             ws = _Workspace(self)
@@ -234,10 +236,15 @@ class Solver:
         wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
         return p
 
+    def _run_for(self, problem: Problem) -> tuple[Family, np.ndarray]:
+        """The family (and its settings) whose search runs this problem."""
+        return self._python_run if problem.python_goals else (self.family, self.settings)
+
     def _load_general(self, p: Problem) -> None:
         """Load the general search and the acceptance test for prepared problem p (one tiny
         search on it)."""
-        _search_for(self.family, p)(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self.settings, False)
+        family, settings = self._run_for(p)
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, settings, False)
         p.accept(self.robot.center(), self.acceptance)
         p.general_ready = True
 
@@ -284,13 +291,19 @@ class Solver:
             if max_iterations is None:
                 budget = UNLIMITED
             else:
+                if not (type(max_iterations) is int and max_iterations >= 1):
+                    MAX_ITERATIONS.check("max_iterations", max_iterations)
                 budget = int(max_iterations)
-                if budget < 1:
-                    raise ValueError(f"max_iterations must be >= 1; got {max_iterations!r}")
-            if not (0 <= position_tolerance < math.inf and 0 <= rotation_tolerance < math.inf):
-                raise ValueError(f"tolerances must be finite and >= 0; got position_tolerance={position_tolerance!r}, "
-                                 f"rotation_tolerance={rotation_tolerance!r}")
-            base = random.getrandbits(31) if random_seed is None else int(random_seed) % 2**31
+            if not (type(position_tolerance) is float and 0.0 <= position_tolerance < math.inf):
+                TOLERANCE.check("position_tolerance", position_tolerance)
+            if not (type(rotation_tolerance) is float and 0.0 <= rotation_tolerance < math.inf):
+                TOLERANCE.check("rotation_tolerance", rotation_tolerance)
+            if random_seed is None:
+                base = random.getrandbits(31)
+            else:
+                if type(random_seed) is not int:
+                    RANDOM_SEED.check("random_seed", random_seed)
+                base = int(random_seed) % 2**31
             if one_call:
                 return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
             robot = self.robot
@@ -308,10 +321,11 @@ class Solver:
             calls = restarts = iterations = 0
             ok = False
             call = 0
-            search = _search_for(self.family, problem)
+            family, settings = self._run_for(problem)
+            search = family.search
             while True:
                 seed_k = (base + 7919 * call) % 2**31
-                found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, self.settings, random_start)
+                found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
                 call += 1
                 iterations += its
                 restarts += rs
@@ -344,7 +358,7 @@ class Solver:
                 restarts=restarts,
                 iterations=iterations,
                 seed_clipped=clipped,
-                solver=self.family.name,
+                solver=family.name,
                 primary_cost=pc,
                 secondary_cost=sc,
             )
@@ -404,6 +418,8 @@ def solve(
     """Joint values for `robot` that meet `goals`, within limits, within `timeout` seconds.
 
     seed: start configuration (clipped into limits if outside; None: random start).
+    solver: see `Solver`; the one that ran is `Result.solver`. params: the solver's
+    parameters, each checked against its range (`bioik.solvers.core.params`).
     callback(q) -> bool: rejecting a solution makes the search go on from a random
     restart until the timeout. random_seed + max_iterations make a run reproducible.
     Repeated calls with the same robot and goal structure reuse the prepared problem; the
@@ -411,7 +427,11 @@ def solve(
     in the timeout.
     """
     key = (id(robot), solver, acceptance, tuple(sorted(params.items()))) if params else (id(robot), solver, acceptance)
-    s = _solvers.get(key)
+    try:
+        s = _solvers.get(key)
+    except TypeError:  # an unhashable name or value (a list …): the Solver refuses it by name
+        return Solver(robot, solver, timeout, acceptance, **params).solve(
+            goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)
         with _solvers_lock:

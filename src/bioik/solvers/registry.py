@@ -13,6 +13,9 @@ SOLVERS: dict[str, Family] = {f.name: f for module in (lm, kdl, nullspace, jac, 
 
 DEFAULT_SOLVER = "lm"
 
+#: The solver that runs goals calling Python when no solver is named: `lm` cannot call them.
+PYTHON_GOALS_SOLVER = "optlib_lbfgsb"
+
 
 def names() -> list[str]:
     """Names of the available solvers."""

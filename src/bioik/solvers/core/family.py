@@ -3,18 +3,24 @@ solver module declares it beside its code (`FAMILIES`); `bioik.solvers.registry`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
+from bioik.errors import BioikError
+from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
+from bioik.solvers.core.params import check_parameters
 
 #: The goal kinds of solvers that handle only pose-type goals.
 POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
+
+
+class UnsupportedGoalsError(BioikError, ValueError):
+    """The named solver cannot honour these goals; the message names the solvers that can."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,11 @@ class Family:
     kinds: frozenset[int] | None = None
     #: Secondary goals of every compiled kind are accepted even if `kinds` is limited.
     any_secondary: bool = False
+    #: The search optimises secondary goals (False: it would ignore them, so they are refused).
+    secondary_goals: bool = True
+    #: The search optimises goals that call Python (LinkFunctionGoal, JointFunctionGoal);
+    #: a compiled search cannot call them, so it refuses them.
+    python_goals: bool = False
     #: Values appended to the settings that are not user parameters (e.g. a variant code).
     fixed: tuple[float, ...] = ()
     #: The search as a whole-query kernel for one primary pose-type goal
@@ -43,25 +54,42 @@ class Family:
     single_pose_extra: tuple = ()
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
+        """The settings vector: `params` over the defaults, each checked against its range
+        (`bioik.solvers.core.params`); unknown names are an error."""
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
             raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
-        values = {**self.defaults, **params}
-        out = np.array([float(values[k]) for k in self.defaults] + list(self.fixed))
-        if not np.all(np.isfinite(out)):
-            raise ValueError(f"parameters of solver {self.name!r} must be finite numbers; got {params}")
-        return out
+        values = check_parameters({**self.defaults, **params}, self.name)
+        return np.array([values[k] for k in self.defaults] + list(self.fixed))
 
-    def check(self, problem: Problem) -> None:
-        """Refuse goal types this solver cannot handle (a clear error, not a silent failure)."""
+    def check(self, problem: Problem, solvers: Iterable[Family]) -> None:
+        """Refuse goals this solver would not honour — goals that call Python, secondary
+        goals it would ignore, goal types it cannot handle — naming those of `solvers`
+        (the registry) that can."""
+        goals = problem.goals
+        solvers = list(solvers)
+
+        def able(can: Callable[[Family], bool]) -> str:
+            return ", ".join(sorted(f.name for f in solvers if can(f)))
+
+        if problem.python_goals and not self.python_goals:
+            names = sorted({type(goals[k]).__name__ for k in problem.python_goals})
+            raise UnsupportedGoalsError(
+                f"solver {self.name!r} cannot run goals that call Python ({', '.join(names)}): its search does not "
+                f"evaluate them; solvers that do: {able(lambda f: f.python_goals)}")
+        secondary = sorted({type(g).__name__ for g in goals if g.is_secondary})
+        if secondary and not self.secondary_goals:
+            raise UnsupportedGoalsError(
+                f"solver {self.name!r} does not optimise secondary goals (got secondary {', '.join(secondary)}); "
+                f"make them primary, drop them, or use a solver that does: {able(lambda f: f.secondary_goals)}")
         if self.kinds is None:
             return
-        bad = sorted({type(g).__name__ for g in problem.goals
-                      if g.kind not in self.kinds and g.kind != PYTHON and not (self.any_secondary and g.is_secondary)})
+        bad = sorted({type(g).__name__ for g in goals if g.kind not in self.kinds and not (self.any_secondary and g.is_secondary)})
         if bad:
             also = " (and secondary goals of any type)" if self.any_secondary else ""
-            raise ValueError(f"solver {self.name!r} handles only position, orientation and pose goals{also}; got {', '.join(bad)}")
-
+            raise UnsupportedGoalsError(
+                f"solver {self.name!r} handles only position, orientation and pose goals{also}; got {', '.join(bad)}; "
+                f"solvers for every goal type: {able(lambda f: f.kinds is None)}")
 
 
 def compiled(kernel, *extra):

@@ -15,7 +15,7 @@ goal link's chain (sum of the constant offsets between its joint frames, and to 
 link) and Δ the current distance from the chain's first joint to the link. The balanced
 fitness Ω̄ (4.16) is the same with w = ½. Goals are summed with their weights; other
 goal kinds (beyond [S]) add weight·‖residual‖, a distance like d_t; secondary goals
-are not optimised ([S] has none).
+are not optimised ([S] has none), so they are refused.
 
 One generation ("iteration", [S Fig. 4.2]):
   1. exploitation of the κ elites gene by gene (4.18): π_i = Ω(x), r⁺ ~ U[0, π_i],
@@ -519,6 +519,6 @@ def bio1_pose_query(ibuf, fbuf, row, q, io):
 
 
 FAMILIES = (
-    Family("bio1", DEFAULTS, compiled(bio1_search), single_pose=bio1_pose_query,
+    Family("bio1", DEFAULTS, compiled(bio1_search), single_pose=bio1_pose_query, secondary_goals=False,
            description="BioIK 1: Hybrid Genetic Swarm Algorithm, exact FK [S 4.3]"),
 )

@@ -24,7 +24,7 @@ The variants are those of [R 3.5.2, Table 3.5]:
 Every step counts as an iteration (for `gd_c_4`: every step of every chain). A chain at a
 stationary point (g = 0 with E > 0) cannot move: `gd` ends, the others reset it. Success is
 the acceptance test of every solver (at `tolerance_scale` × the tolerances). Secondary
-goals are not optimised.
+goals are not optimised, so they are refused (`Family.secondary_goals`).
 
 Honest note: the extrapolation to f = 0 of a cost that is quadratic near a solution only
 halves the distance per step along a well-conditioned direction, and the normalised
@@ -144,12 +144,12 @@ def gd_pose_query(ibuf, fbuf, row, q, io):
 
 _search = compiled(gd_search)
 FAMILIES = (
-    Family("gd", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(REJECT, 1),
+    Family("gd", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(REJECT, 1),
            description="gradient descent, rejects cost increases, no resets [R 3.5.2]"),
-    Family("gd_r", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(RESET, 1),
+    Family("gd_r", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(RESET, 1),
            description="gradient descent with random resets [R 3.5.2]"),
-    Family("gd_c", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(CONTINUE, 1),
+    Family("gd_c", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(CONTINUE, 1),
            description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
-    Family("gd_c_4", DEFAULTS, _search, single_pose=gd_pose_query, fixed=(CONTINUE, 4),
+    Family("gd_c_4", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(CONTINUE, 4),
            description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
 )

@@ -13,7 +13,7 @@ follow the error. As [R 3.5] runs further threads from random starts, an attempt
 from a random configuration when the squared error fails to fall below `stall_ratio` × its
 previous value twice in a row or after `attempt_iterations` steps, until the deadline or
 the iteration budget. Success is the acceptance test of every solver (at
-`tolerance_scale` × the tolerances). Secondary goals are not optimised.
+`tolerance_scale` × the tolerances). Secondary goals are not optimised, so they are refused.
 """
 
 from __future__ import annotations
@@ -111,6 +111,6 @@ def jac_pose_query(ibuf, fbuf, row, q, io):
 
 
 FAMILIES = (
-    Family("jac", DEFAULTS, compiled(jac_search), kinds=POSE_KINDS, single_pose=jac_pose_query,
+    Family("jac", DEFAULTS, compiled(jac_search), kinds=POSE_KINDS, secondary_goals=False, single_pose=jac_pose_query,
            description="multi-goal damped pseudo-inverse Jacobian, restarts [R 3.5.1]"),
 )

@@ -66,6 +66,6 @@ def kdl_pose_query(ibuf, fbuf, row, q, io):
 
 
 FAMILIES = (
-    Family("kdl", DEFAULTS, compiled(kdl_search), kinds=POSE_KINDS, single_pose=kdl_pose_query,
+    Family("kdl", DEFAULTS, compiled(kdl_search), kinds=POSE_KINDS, secondary_goals=False, single_pose=kdl_pose_query,
            description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
 )

@@ -2,7 +2,9 @@
 
 As in [R 3.5.3] (BioIK's CppNumericalSolvers comparison) the fitness — here the problem's
 weighted cost Σ w²‖r‖² of all compiled goals, primary and secondary, with its exact gradient
-2·Jeᵀe — is handed to a general-purpose minimiser, here from scipy.optimize:
+2·Jeᵀe, plus the cost of goals that call Python (central-difference gradient; these solvers,
+but for optlib_newton whose Hessian has no term for them, are the ones that take such
+goals) — is handed to a general-purpose minimiser, here from scipy.optimize:
 
 * optlib_bfgs — BFGS;  optlib_cg — nonlinear conjugate gradient (Polak–Ribière);
 * optlib_lbfgsb — L-BFGS-B with the joint limits as box constraints;
@@ -43,8 +45,8 @@ from bioik.solvers.core.family import Family
 #: max_iterations_per_run — iteration cap of one run;
 #: limit_penalty — k of the penalty k‖q − clip(q)‖² of the unbounded methods (bfgs, cg, newton);
 #: tolerance — the methods' gradient (gtol) / value (ftol, fatol, xatol) tolerance.
-DEFAULTS = {"max_iterations_per_run": 200.0, "limit_penalty": 1.0, "tolerance": 1e-14}
-NM_DEFAULTS = {"max_iterations_per_run": 2000.0, "limit_penalty": 1.0, "tolerance": 1e-14}
+DEFAULTS = {"max_iterations_per_run": 200, "limit_penalty": 1.0, "tolerance": 1e-14}
+NM_DEFAULTS = {"max_iterations_per_run": 2000, "limit_penalty": 1.0, "tolerance": 1e-14}
 
 METHODS = ("bfgs", "cg", "gd", "lbfgsb", "nelder_mead", "newton")
 LABELS = {"bfgs": "BFGS", "cg": "conjugate gradient", "gd": "projected gradient descent (Armijo)", "lbfgsb": "L-BFGS-B (bounded)",
@@ -147,7 +149,7 @@ def make_search(method: str):
 
 
 FAMILIES = tuple(
-    Family(f"optlib_{m}", NM_DEFAULTS if m == "nelder_mead" else DEFAULTS, make_search(m),
+    Family(f"optlib_{m}", NM_DEFAULTS if m == "nelder_mead" else DEFAULTS, make_search(m), python_goals=m != "newton",
            description=f"scipy {LABELS[m]} on the IK cost, random restarts [R 3.5.3, E Table 3.1]")
     for m in METHODS
 )

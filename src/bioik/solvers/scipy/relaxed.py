@@ -69,7 +69,7 @@ from bioik.solvers.core.family import Family
 #: (s = 0 and n = 1 are fixed: every objective is an error that should vanish);
 #: ftol — SLSQP's absolute tolerance on the objective change between iterations.
 DEFAULTS = {
-    "max_iterations_per_run": 100.0,
+    "max_iterations_per_run": 100,
     "position_weight": 50.0,
     "rotation_weight": 40.0,
     "other_weight": 50.0,

@@ -290,12 +290,12 @@ def trac_search(problem: Problem, q, deadline, budget, seed, mode, settings, ran
 
 
 FAMILIES = (
-    Family("trac", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(SPEED,),
+    Family("trac", DEFAULTS, trac_search, kinds=POSE_KINDS, secondary_goals=False, fixed=(SPEED,),
            description="TRAC-IK-style race of kdl and SLSQP, first valid wins (speed mode) [E 3.1.2]"),
-    Family("trac_distance", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(DISTANCE,),
+    Family("trac_distance", DEFAULTS, trac_search, kinds=POSE_KINDS, secondary_goals=False, fixed=(DISTANCE,),
            description="TRAC-IK race, distance mode: the solution nearest the seed [E 3.1.2]"),
-    Family("trac_manip1", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(MANIP1,),
+    Family("trac_manip1", DEFAULTS, trac_search, kinds=POSE_KINDS, secondary_goals=False, fixed=(MANIP1,),
            description="TRAC-IK race, manip1 mode: maximal sqrt(det(J Jᵀ)) [E 3.1.2]"),
-    Family("trac_manip2", DEFAULTS, trac_search, kinds=POSE_KINDS, fixed=(MANIP2,),
+    Family("trac_manip2", DEFAULTS, trac_search, kinds=POSE_KINDS, secondary_goals=False, fixed=(MANIP2,),
            description="TRAC-IK race, manip2 mode: minimal condition number of J [E 3.1.2]"),
 )
