@@ -4,7 +4,7 @@ restart loop around one scipy run.
 
 Every quantity comes from the compiled goal kernels (`fk_jacobians`, `stack_residuals`,
 `goal_residual`); the Python goals of `LinkFunctionGoal`/`JointFunctionGoal` enter the cost
-with central-difference gradients. Used by `python_goals`, `relaxed` and `optlib`.
+with central-difference gradients. Used by `relaxed` and `optlib`.
 """
 
 from __future__ import annotations
