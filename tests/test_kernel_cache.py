@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+from bioik._kernel_cache import KERNEL_PACKAGES, ensure_fresh
+
 FIRST = """
 import bioik
 r = bioik.load_robot("ur5")
@@ -32,3 +34,36 @@ def test_kernels_cached_by_a_one_call_solve_serve_the_general_path(tmp_path):
         run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
         assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "ok"
+
+
+def _tree(root):
+    """A package tree with one kernel source and one cache file."""
+    src = root / KERNEL_PACKAGES[0] / "k.py"
+    src.parent.mkdir(parents=True)
+    src.write_text("x = 1\n")
+    cache = src.parent / "__pycache__" / "k.f-1.py311.nbi"
+    cache.parent.mkdir()
+    cache.write_bytes(b"index")
+    return src, cache
+
+
+def test_an_edit_that_keeps_size_and_mtime_still_drops_the_cache(tmp_path):
+    """The stamp hashes contents: an edit with the same size and mtime (a checkout, a
+    copy that keeps times) must not leave kernels compiled from the old source."""
+    src, cache = _tree(tmp_path)
+    assert ensure_fresh(tmp_path)  # no stamp yet: dropped, stamp written
+    cache.write_bytes(b"index")
+    assert not ensure_fresh(tmp_path) and cache.exists()  # unchanged sources keep the cache
+    st = src.stat()
+    src.write_text("x = 2\n")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert ensure_fresh(tmp_path) and not cache.exists()
+
+
+def test_a_touch_without_an_edit_keeps_the_cache(tmp_path):
+    src, cache = _tree(tmp_path)
+    ensure_fresh(tmp_path)
+    cache.write_bytes(b"index")
+    os.utime(src, ns=(1, 1))
+    assert not ensure_fresh(tmp_path) and cache.exists()
+    assert not list(tmp_path.rglob("*.stamp.*"))  # no partial stamp left behind

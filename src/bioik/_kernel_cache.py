@@ -4,13 +4,17 @@ one-signature kernels without type dispatch.
 numba re-validates a cached kernel only against the file that defines it, but our kernels
 inline helpers from other modules (goal kernels into solvers, FK into everything). After
 an edit — or an upgrade that leaves old cache files behind — a kernel could silently run
-stale inlined code. So at import, a stamp of every kernel source file (path, size, mtime)
-is compared with the one stored beside the cache; on a mismatch the whole cache is dropped.
+stale inlined code. So at import, a stamp of every kernel source file (its path and a hash
+of its content: an mtime can stay the same across an edit, or change with none) is
+compared with the one stored beside the cache; on a mismatch the whole cache is dropped.
+Processes starting at once may each drop and rebuild it (wasted work, never a corrupt
+cache: numba writes each cache file whole, by rename, and so is the stamp written here).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,31 +24,36 @@ ROOT = Path(__file__).parent
 KERNEL_PACKAGES = ("model", "kinematics", "goals", "problem", "solvers", "collision")
 
 
-def sources_stamp() -> str:
+def sources_stamp(root: Path = ROOT) -> str:
+    """Hash of the paths and contents of every kernel source file under root (≈ 2 ms)."""
     h = hashlib.sha1()
-    files = [p for pkg in KERNEL_PACKAGES for p in (ROOT / pkg).rglob("*.py")]
+    files = [p for pkg in KERNEL_PACKAGES for p in (root / pkg).rglob("*.py")]
     for p in sorted(files):
-        st = p.stat()
-        h.update(f"{p.relative_to(ROOT)}:{st.st_size}:{st.st_mtime_ns};".encode())
+        h.update(f"{p.relative_to(root).as_posix()}:".encode())
+        h.update(hashlib.sha1(p.read_bytes()).digest())
     return h.hexdigest()
 
 
-def ensure_fresh() -> None:
-    """Delete bioik's numba cache files if any source changed since they were written."""
-    marker = ROOT / "__pycache__" / "kernel-sources.stamp"
-    stamp = sources_stamp()
+def ensure_fresh(root: Path = ROOT) -> bool:
+    """Delete the numba cache files under root if any kernel source changed since they
+    were written; True if they were dropped."""
+    marker = root / "__pycache__" / "kernel-sources.stamp"
+    stamp = sources_stamp(root)
     try:
         if marker.read_text() == stamp:
-            return
+            return False
     except OSError:
         pass
     try:
-        for f in ROOT.rglob("__pycache__/*.nb[ic]"):
+        for f in root.rglob("__pycache__/*.nb[ic]"):
             f.unlink(missing_ok=True)
         marker.parent.mkdir(exist_ok=True)
-        marker.write_text(stamp)
+        partial = marker.with_name(f"{marker.name}.{os.getpid()}")
+        partial.write_text(stamp)
+        os.replace(partial, marker)  # whole or not at all: a concurrent reader never sees half a stamp
     except OSError:  # read-only install: numba then caches elsewhere or not at all
         pass
+    return True
 
 
 def compiled_entry(kernel: Callable[..., object]) -> Callable[..., object]:
