@@ -150,12 +150,10 @@ class RobotModel:
 
     def chain_variables(self, joint_indices: list[int]) -> list[int]:
         """Variables that move the given joints (a mimic joint contributes its source)."""
-        out: list[int] = []
+        out: dict[int, None] = {}  # ordered set
         for j in joint_indices:
-            for m in self.joints[j].motions:
-                if m.variable not in out:
-                    out.append(m.variable)
-        return out
+            out.update(dict.fromkeys(m.variable for m in self.joints[j].motions))
+        return list(out)
 
     def __repr__(self) -> str:
         return (
