@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
 from bioik.model import urdf_elements as read
+from bioik.model.meshes import mesh_candidates
 from bioik.model.robot_model import (
     JOINT_TYPES,
     PRISMATIC,
@@ -37,12 +39,22 @@ __all__ = ["DEFAULT_VELOCITY", "URDFError", "parse_urdf"]
 DEFAULT_VELOCITY = 1.0
 
 
-def parse_urdf(source: str | bytes | Path | os.PathLike) -> RobotModel:
-    """Load a URDF from a file path, URDF text or URDF bytes."""
-    text, origin, _ = read_source(source)
+def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[str | os.PathLike] = (),
+               allow_outside: bool = False) -> RobotModel:
+    """Load a URDF from a file path, URDF text or URDF bytes.
+
+    Mesh references must lie in the URDF's folder or in `mesh_dirs` (see `bioik.model.meshes`);
+    `allow_outside=True` trusts the URDF to point anywhere. A mesh found there is kept as
+    `Geometry.path`; one not found (yet) leaves it None.
+    """
+    text, origin, folder = read_source(source)
     root = parse_xml(text, origin)
     links, joints = _check_structure(root, origin)
-    return _build(root, links, joints, origin)
+
+    def mesh_file(reference: str) -> Path | None:
+        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
+
+    return _build(root, links, joints, origin, mesh_file)
 
 
 def _check_structure(root: etree._Element, origin: str) -> tuple[dict[str, etree._Element], dict[str, etree._Element]]:
@@ -111,7 +123,8 @@ def _check_acyclic(links: dict, parent_of: dict[str, str], roots: list[str], ori
         raise URDFError(f"{origin}: the joints form a cycle through link {link!r}")
 
 
-def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element], origin: str) -> RobotModel:
+def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element], origin: str,
+           mesh_file: Callable[[str], Path | None]) -> RobotModel:
     children: dict[str, list[etree._Element]] = {name: [] for name in link_els}
     for el in by_child.values():
         children[el.find("parent").get("link")].append(el)
@@ -126,7 +139,7 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
         order.append(name)
         stack.extend(el.find("child").get("link") for el in reversed(children[name]))
     link_index = {name: i for i, name in enumerate(order)}
-    links = [_link(Owner(origin, "link", name), link_els[name]) for name in order]
+    links = [_link(Owner(origin, "link", name), link_els[name], mesh_file) for name in order]
     elements = [by_child[name] for name in order[1:]]
     owners = {el.get("name"): Owner(origin, "joint", el.get("name")) for el in elements}
     mimics = {el.get("name"): read.mimic(owners[el.get("name")], el) for el in elements}
@@ -154,7 +167,7 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
     return RobotModel(root.get("name") or "robot", links, joints, variables)
 
 
-def _link(owner: Owner, el: etree._Element) -> Link:
+def _link(owner: Owner, el: etree._Element, mesh_file: Callable[[str], Path | None]) -> Link:
     mass, com = read.inertial(owner, el)
     shapes = []
     for c in el.findall("collision"):
@@ -162,7 +175,11 @@ def _link(owner: Owner, el: etree._Element) -> Link:
         found = None if geometry is None else read.shape(owner, geometry)
         if found is not None:
             kind, size, filename = found
-            shapes.append(Geometry(kind, read.origin(owner, c), size, filename))
+            try:
+                path = None if filename is None else mesh_file(filename)
+            except URDFError as e:
+                raise URDFError(f"{owner.origin} line {geometry.sourceline}: link {owner.name!r}: {e}") from None
+            shapes.append(Geometry(kind, read.origin(owner, c), size, filename, path))
     return Link(owner.name, mass, com, tuple(shapes))
 
 
