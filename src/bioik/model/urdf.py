@@ -126,10 +126,8 @@ def _check_acyclic(links: dict, parent_of: dict[str, str], roots: list[str], ori
 def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element], origin: str,
            mesh_file: Callable[[str], Path | None]) -> RobotModel:
     children: dict[str, list[etree._Element]] = {name: [] for name in link_els}
-    for el in by_child.values():
+    for el in by_child.values():  # in file order
         children[el.find("parent").get("link")].append(el)
-    for kids in children.values():  # file order
-        kids.sort(key=lambda el: el.sourceline or 0)
     root_link = next(name for name in link_els if name not in by_child)
 
     order: list[str] = []  # depth-first, children in file order: parents first
