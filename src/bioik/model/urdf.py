@@ -1,14 +1,18 @@
 """URDF → `RobotModel`, with errors that say what is wrong and where.
 
-The XML is parsed strictly and without entities (`urdf_source`), the tree structure is
-checked (every joint names existing parent and child links, one root, no cycles), and
-the element contents are read strictly (`urdf_elements`: counts, finite numbers, limits).
-Every step is linear in the number of links, and nothing recurses, so chains of tens of
-thousands of joints load.
+The XML is parsed strictly and without entities (`urdf_source`; yourdfpy would silently
+"recover" from broken XML and expand entities), the tree structure is checked (every
+joint names existing parent and child links, one root, no cycles), the form of the
+numbers bioik uses is checked on the raw text (`urdf_checks`), yourdfpy then parses the
+element contents (origins, axes, limits, mimic, inertials, geometry), and bioik checks
+the values it parsed (`urdf_checks`: finite numbers, limits, non-zero axes). Every step
+of bioik's is linear in the number of links, and nothing recurses.
 """
 
 from __future__ import annotations
 
+import io
+import logging
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -17,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from bioik.model import urdf_elements as read
+from bioik.model import urdf_checks as check
 from bioik.model.meshes import mesh_candidates
 from bioik.model.robot_model import (
     JOINT_TYPES,
@@ -30,7 +34,7 @@ from bioik.model.robot_model import (
     RobotModel,
     Variable,
 )
-from bioik.model.urdf_elements import Owner
+from bioik.model.urdf_checks import Owner
 from bioik.model.urdf_source import URDFError, parse_xml, read_source
 
 __all__ = ["DEFAULT_VELOCITY", "URDFError", "parse_urdf"]
@@ -50,11 +54,32 @@ def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[
     text, origin, folder = read_source(source)
     root = parse_xml(text, origin)
     links, joints = _check_structure(root, origin)
+    for name, el in links.items():
+        check.link_form(Owner(origin, "link", name), el)
+    for el in joints.values():
+        check.joint_form(Owner(origin, "joint", el.get("name")), el)
+    robot = _yourdfpy(root, text, origin)
 
     def mesh_file(reference: str) -> Path | None:
         return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
 
-    return _build(root, links, joints, origin, mesh_file)
+    return _build(root, robot, links, joints, origin, mesh_file)
+
+
+def _yourdfpy(root: etree._Element, text: bytes, origin: str):
+    """yourdfpy's `Robot` of the checked URDF text (its links and joints in file order)."""
+    import yourdfpy
+
+    logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)
+    if root.get("name") is None:  # yourdfpy requires a robot name; bioik calls it "robot"
+        root.set("name", "robot")
+        text = etree.tostring(root)
+    try:  # non-finite numbers are refused after parsing; yourdfpy's transforms need not warn about them
+        with np.errstate(invalid="ignore", over="ignore"):
+            urdf = yourdfpy.URDF.load(io.BytesIO(text), build_scene_graph=False, load_meshes=False)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        raise URDFError(f"{origin}: cannot read the URDF elements: {e}") from None
+    return urdf.robot
 
 
 def _check_structure(root: etree._Element, origin: str) -> tuple[dict[str, etree._Element], dict[str, etree._Element]]:
@@ -123,8 +148,11 @@ def _check_acyclic(links: dict, parent_of: dict[str, str], roots: list[str], ori
         raise URDFError(f"{origin}: the joints form a cycle through link {link!r}")
 
 
-def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element], origin: str,
-           mesh_file: Callable[[str], Path | None]) -> RobotModel:
+def _build(root: etree._Element, robot, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element],
+           origin: str, mesh_file: Callable[[str], Path | None]) -> RobotModel:
+    """The model from yourdfpy's `robot`; its links and joints are those of `root`, in the same (file) order."""
+    ulinks = dict(zip(link_els, robot.links))
+    ujoints = {el.get("name"): uj for el, uj in zip(root.findall("joint"), robot.joints)}
     children: dict[str, list[etree._Element]] = {name: [] for name in link_els}
     for el in by_child.values():  # in file order
         children[el.find("parent").get("link")].append(el)
@@ -137,10 +165,10 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
         order.append(name)
         stack.extend(el.find("child").get("link") for el in reversed(children[name]))
     link_index = {name: i for i, name in enumerate(order)}
-    links = [_link(Owner(origin, "link", name), link_els[name], mesh_file) for name in order]
+    links = [_link(Owner(origin, "link", name), link_els[name], ulinks[name], mesh_file) for name in order]
     elements = [by_child[name] for name in order[1:]]
     owners = {el.get("name"): Owner(origin, "joint", el.get("name")) for el in elements}
-    mimics = {el.get("name"): read.mimic(owners[el.get("name")], el) for el in elements}
+    mimics = {el.get("name"): check.mimic(owners[el.get("name")], el, ujoints[el.get("name")].mimic) for el in elements}
 
     variables: list[Variable] = []
     first_var: dict[str, int] = {}
@@ -148,7 +176,7 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
         name = el.get("name")
         if mimics[name] is None and el.get("type") != "fixed":
             first_var[name] = len(variables)
-            variables.extend(_variables(owners[name], el))
+            variables.extend(_variables(owners[name], el, ujoints[name]))
     types = {el.get("name"): el.get("type") for el in elements}
     joints = [
         Joint(
@@ -156,8 +184,8 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
             type=el.get("type"),
             parent=link_index[el.find("parent").get("link")],
             child=link_index[el.find("child").get("link")],
-            origin=read.origin(owners[el.get("name")], el),
-            motions=_motions(owners[el.get("name")], el, types, mimics, first_var),
+            origin=check.origin(owners[el.get("name")], el, ujoints[el.get("name")].origin),
+            motions=_motions(owners[el.get("name")], el, ujoints[el.get("name")], types, mimics, first_var),
             mimic=None if mimics[el.get("name")] is None else mimics[el.get("name")][0],
         )
         for el in elements
@@ -165,27 +193,27 @@ def _build(root: etree._Element, link_els: dict[str, etree._Element], by_child: 
     return RobotModel(root.get("name") or "robot", links, joints, variables)
 
 
-def _link(owner: Owner, el: etree._Element, mesh_file: Callable[[str], Path | None]) -> Link:
-    mass, com = read.inertial(owner, el)
+def _link(owner: Owner, el: etree._Element, ul, mesh_file: Callable[[str], Path | None]) -> Link:
+    mass, com = check.inertial(owner, el, ul)
     shapes = []
-    for c in el.findall("collision"):
+    for c, uc in zip(el.findall("collision"), ul.collisions):
         geometry = c.find("geometry")
-        found = None if geometry is None else read.shape(owner, geometry)
+        found = None if geometry is None else check.shape(owner, geometry, uc.geometry)
         if found is not None:
             kind, size, filename = found
             try:
                 path = None if filename is None else mesh_file(filename)
             except URDFError as e:
                 raise URDFError(f"{owner.origin} line {geometry.sourceline}: link {owner.name!r}: {e}") from None
-            shapes.append(Geometry(kind, read.origin(owner, c), size, filename, path))
+            shapes.append(Geometry(kind, check.origin(owner, c, uc.origin), size, filename, path))
     return Link(owner.name, mass, com, tuple(shapes))
 
 
-def _variables(owner: Owner, el: etree._Element) -> list[Variable]:
-    jtype, lim = el.get("type"), el.find("limit")
-    velocity = read.velocity(owner, lim, DEFAULT_VELOCITY)
+def _variables(owner: Owner, el: etree._Element, uj) -> list[Variable]:
+    jtype = el.get("type")
+    velocity = check.velocity(owner, el, uj.limit, DEFAULT_VELOCITY)
     if jtype in ("revolute", "prismatic"):
-        lo, hi = read.bounds(owner, jtype, lim)
+        lo, hi = check.bounds(owner, el, uj.limit)
         kind = REVOLUTE if jtype == "revolute" else PRISMATIC
         return [Variable(owner.name, owner.name, kind, lo, hi, velocity)]
     if jtype == "continuous":
@@ -197,7 +225,7 @@ def _variables(owner: Owner, el: etree._Element) -> list[Variable]:
     return [Variable(f"{owner.name}/{n}", owner.name, kind, -math.inf, math.inf, velocity) for n, kind in names]
 
 
-def _motions(owner: Owner, el: etree._Element, types: dict[str, str], mimics: dict, first_var: dict[str, int]) -> tuple[Motion, ...]:
+def _motions(owner: Owner, el: etree._Element, uj, types: dict[str, str], mimics: dict, first_var: dict[str, int]) -> tuple[Motion, ...]:
     jtype, name = el.get("type"), owner.name
     if jtype == "fixed":
         return ()
@@ -217,10 +245,10 @@ def _motions(owner: Owner, el: etree._Element, types: dict[str, str], mimics: di
         raise URDFError(f"{owner.origin}: the mimic chain of joint {name!r} multiplies to multiplier={multiplier} offset={offset}; expected finite numbers")
     if jtype in ("revolute", "continuous", "prismatic"):
         kind = PRISMATIC if jtype == "prismatic" else REVOLUTE
-        return (Motion(kind, read.axis(owner, el), first_var[source], multiplier, offset),)
+        return (Motion(kind, check.axis(owner, el, uj.axis), first_var[source], multiplier, offset),)
     v = first_var[name]
     if jtype == "planar":
-        n = read.axis(owner, el)
+        n = check.axis(owner, el, uj.axis)
         u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
         w = np.cross(n, u)
