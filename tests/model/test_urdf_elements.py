@@ -142,3 +142,16 @@ def test_mesh_scale_has_one_or_three_numbers():
     model = parse_urdf(TREE_URDF.replace('<sphere radius="0.04"/>', mesh))
     assert model.link("l2").collision[0].size == (0.001, 0.001, 0.001)
     refused('<sphere radius="0.04"/>', '<mesh filename="part.stl" scale="1 1"/>', "link 'l2'", 'scale="1 1"', "one finite number or three finite numbers")
+
+
+def test_empty_geometry_is_named():
+    refused('<sphere radius="0.04"/>', "", "link 'l2'", "<geometry> has no <box>, <cylinder>, <sphere> or <mesh>")
+
+
+@pytest.mark.parametrize(("new", "parts"), [
+    ('<visual><origin xyz="1 2"/><geometry><box size="1 1 1"/></geometry></visual>', ("link 'l3'", 'xyz="1 2"', "three finite numbers")),
+    ('<visual><geometry/></visual>', ("link 'l3'", "<geometry> has no <box>")),
+    ('<inertial><mass value="1"/><inertia ixx="heavy"/></inertial>', ("link 'l3'", 'ixx="heavy"', "one finite number")),
+])
+def test_what_yourdfpy_fails_on_is_named_also_where_bioik_does_not_use_it(new, parts):
+    refused('<link name="l3"/>', f'<link name="l3">{new}</link>', *parts)

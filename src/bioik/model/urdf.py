@@ -54,11 +54,8 @@ def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[
     text, origin, folder = read_source(source)
     root = parse_xml(text, origin)
     links, joints = _check_structure(root, origin)
-    for name, el in links.items():
-        check.link_form(Owner(origin, "link", name), el)
-    for el in joints.values():
-        check.joint_form(Owner(origin, "joint", el.get("name")), el)
-    robot = _yourdfpy(root, text, origin)
+    _check_forms(links, joints, origin)
+    robot = _yourdfpy(root, text, origin, lambda: _check_forms(links, joints, origin, unused=True))
 
     def mesh_file(reference: str) -> Path | None:
         return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
@@ -66,8 +63,20 @@ def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[
     return _build(root, robot, links, joints, origin, mesh_file)
 
 
-def _yourdfpy(root: etree._Element, text: bytes, origin: str):
-    """yourdfpy's `Robot` of the checked URDF text (its links and joints in file order)."""
+def _check_forms(links: dict[str, etree._Element], joints: dict[str, etree._Element], origin: str, unused: bool = False) -> None:
+    """The form of the numbers yourdfpy will parse (see `urdf_checks`)."""
+    for name, el in links.items():
+        check.link_form(Owner(origin, "link", name), el, unused=unused)
+    for el in joints.values():
+        check.joint_form(Owner(origin, "joint", el.get("name")), el)
+
+
+def _yourdfpy(root: etree._Element, text: bytes, origin: str, name_failure: Callable[[], None]):
+    """yourdfpy's `Robot` of the checked URDF text (its links and joints in file order).
+
+    If yourdfpy fails, `name_failure` looks for the element to name (in parts bioik does
+    not use, such as visuals); failing that, yourdfpy's message is passed on.
+    """
     import yourdfpy
 
     logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)
@@ -78,6 +87,7 @@ def _yourdfpy(root: etree._Element, text: bytes, origin: str):
         with np.errstate(invalid="ignore", over="ignore"):
             urdf = yourdfpy.URDF.load(io.BytesIO(text), build_scene_graph=False, load_meshes=False)
     except (ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        name_failure()
         raise URDFError(f"{origin}: cannot read the URDF elements: {e}") from None
     return urdf.robot
 

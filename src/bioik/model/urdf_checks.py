@@ -63,15 +63,19 @@ def _form(owner: Owner, el: etree._Element, attr: str, counts: tuple[int, ...], 
     `commas`: yourdfpy also separates these numbers by commas.
     """
     raw = el.get(attr)
-    if raw is None and not required:
-        return
-    words = [] if raw is None else (raw.replace(",", " ") if commas else raw).split()
-    try:
-        ok = len(words) in counts and all(float(w) is not None for w in words)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise owner.error(el, attr, expected or _counts(counts))
+    if raw is None:
+        if not required:
+            return
+    else:
+        words = (raw.replace(",", " ") if commas else raw).split()
+        if len(words) in counts:
+            try:
+                for w in words:
+                    float(w)
+                return
+            except ValueError:
+                pass
+    raise owner.error(el, attr, expected or _counts(counts))
 
 
 def _origin_form(owner: Owner, parent: etree._Element) -> None:
@@ -108,19 +112,22 @@ def joint_form(owner: Owner, el: etree._Element) -> None:
             _form(owner, mimic, attr, (1,))
 
 
-def link_form(owner: Owner, el: etree._Element) -> None:
-    """The numbers of a <link> that yourdfpy reads and bioik uses, before yourdfpy reads them."""
+def link_form(owner: Owner, el: etree._Element, *, unused: bool = False) -> None:
+    """The numbers of a <link> that yourdfpy reads and bioik uses, before yourdfpy reads them.
+
+    `unused`: also those bioik does not use (inertia, visuals), to name what yourdfpy failed on.
+    """
     inertial = el.find("inertial")
     if inertial is not None:
         _origin_form(owner, inertial)
         mass = inertial.find("mass")
         if mass is not None:
             _form(owner, mass, "value", (1,))
-        inertia = inertial.find("inertia")
+        inertia = inertial.find("inertia") if unused else None
         if inertia is not None:
             for attr in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
                 _form(owner, inertia, attr, (1,))
-    for part in (*el.findall("collision"), *el.findall("visual")):
+    for part in (*el.findall("collision"), *(el.findall("visual") if unused else ())):
         _origin_form(owner, part)
         geometry = part.find("geometry")
         if geometry is None:
@@ -144,8 +151,8 @@ def link_form(owner: Owner, el: etree._Element) -> None:
 # ---------------------------------------------------------------- after yourdfpy: values
 
 
-def _finite(owner: Owner, el: etree._Element, attr: str, values, count: int) -> None:
-    if not np.all(np.isfinite(values)):
+def _finite(owner: Owner, el: etree._Element, attr: str, values: float | tuple[float, ...], count: int) -> None:
+    if not (math.isfinite(values) if isinstance(values, float) else all(map(math.isfinite, values))):
         raise owner.error(el, attr, _WORDS[count])
 
 
@@ -154,7 +161,7 @@ def origin(owner: Owner, parent: etree._Element, matrix) -> np.ndarray:
     if matrix is None:
         return np.eye(4)
     T = np.asarray(matrix, float)
-    if not np.all(np.isfinite(T)):
+    if not np.isfinite(T).all():
         el = parent.find("origin")
         attr = "xyz" if not np.all(np.isfinite(T[:3, 3])) else "rpy"
         raise owner.error(el, attr, _WORDS[3])
@@ -167,7 +174,7 @@ def axis(owner: Owner, joint: etree._Element, values) -> np.ndarray:
     if el is None:
         return np.array([1.0, 0.0, 0.0])
     a = np.asarray(values, float)
-    _finite(owner, el, "xyz", a, 3)
+    _finite(owner, el, "xyz", a.tolist(), 3)
     scale = float(np.max(np.abs(a)))
     if scale == 0.0:
         raise owner.error(el, "xyz", "a non-zero vector of three numbers (the axis direction)")
@@ -239,14 +246,14 @@ def shape(owner: Owner, geometry: etree._Element, g) -> tuple[str, tuple[float, 
         return "sphere", _sizes(owner, el, "radius", g.sphere.radius, 1), None
     if g.mesh is not None:
         scale = np.atleast_1d(np.asarray(1.0 if g.mesh.scale is None else g.mesh.scale, float))
-        if not np.all(np.isfinite(scale)):
+        if not np.isfinite(scale).all():
             raise owner.error(el, "scale", _counts((1, 3)))
         return "mesh", tuple(float(x) for x in np.broadcast_to(scale, 3)), g.mesh.filename
     return None
 
 
 def _sizes(owner: Owner, el: etree._Element, attr: str, values, count: int) -> tuple[float, ...]:
-    sizes = tuple(float(x) for x in np.atleast_1d(values))
+    sizes = tuple(np.atleast_1d(np.asarray(values, float)).tolist())
     _finite(owner, el, attr, sizes, count)
     if min(sizes) < 0:
         raise owner.error(el, attr, f"{_WORDS[count]} >= 0")
