@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bioik.kinematics.frames import align_z, frame_from_matrix, rotation_about
-from bioik.model.robot_model import REVOLUTE, RobotModel
+from bioik.model.robot_model import REVOLUTE, Joint, RobotModel
 
 #: Columns of `KinematicProgram.seg_i`.
 PARENT, KIND, VAR = 0, 1, 2
@@ -56,10 +56,17 @@ def build_program(model: RobotModel, active: list[int], frozen: np.ndarray, link
     state: dict[int, tuple[int, np.ndarray]] = {model.root: (-1, np.eye(4))}
 
     def frame_of(link: int) -> tuple[int, np.ndarray]:
-        if link in state:
-            return state[link]
-        joint = model.joints[model.parent_joint[link]]
-        seg, T = frame_of(joint.parent)
+        path = []  # links below the nearest one already built, deepest first (no recursion: chains are long)
+        while link not in state:
+            path.append(link)
+            link = model.joints[model.parent_joint[link]].parent
+        for child in reversed(path):
+            state[child] = add_joint(model.joints[model.parent_joint[child]], *state[link])
+            link = child
+        return state[link]
+
+    def add_joint(joint: Joint, seg: int, T: np.ndarray) -> tuple[int, np.ndarray]:
+        """(segment, constant transform) of the joint's child link, given its parent's."""
         T = T @ joint.origin
         for m in joint.motions:
             if m.variable in position:
@@ -79,8 +86,7 @@ def build_program(model: RobotModel, active: list[int], frozen: np.ndarray, link
                 else:
                     M[:3, 3] = m.axis * value
                 T = T @ M
-        state[link] = (seg, T)
-        return state[link]
+        return seg, T
 
     outs = [frame_of(l) for l in links]
     return KinematicProgram(

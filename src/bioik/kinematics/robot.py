@@ -44,12 +44,10 @@ class Robot:
         self.source = source
         self.group: Group = resolve_group(model, group, self.groups, default_group)
         full = np.array([np.clip(0.0, v.lower, v.upper) for v in model.variables])
-        if frozen is not None:
-            if isinstance(frozen, Mapping):
-                for name, value in frozen.items():
-                    full[model.variable_index(name)] = float(value)
-            else:
-                full = _vector(frozen, len(model.variables), "frozen configuration")
+        if isinstance(frozen, Mapping):
+            full = _frozen(model, full, frozen)
+        elif frozen is not None:
+            full = _frozen(model, full, dict(zip(model.variable_names, _vector(frozen, len(model.variables), "frozen configuration"))))
         self.frozen = full
         vs = [model.variables[i] for i in self.group.variables]
         self.variable_names: list[str] = [v.name for v in vs]
@@ -102,9 +100,7 @@ class Robot:
 
     def with_frozen(self, values: Mapping[str, float]) -> Robot:
         """The same group with other values for the joints outside it."""
-        frozen = self.frozen.copy()
-        for name, value in values.items():
-            frozen[self.model.variable_index(name)] = float(value)
+        frozen = _frozen(self.model, self.frozen, values)
         return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source)
 
     @property
@@ -220,3 +216,24 @@ def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np
         raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
     return v
 
+
+def _frozen(model: RobotModel, full: np.ndarray, values: Mapping[str, Any]) -> np.ndarray:
+    """A copy of the model configuration `full` with `values` set by variable name.
+
+    Each value must be a finite number within its variable's limits: a frozen joint is never
+    moved by a solver, so a NaN or an out-of-range value would silently poison every answer.
+    """
+    full = full.copy()
+    for name, value in values.items():
+        i = model.variable_index(name)
+        v = model.variables[i]
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"frozen value of joint {name!r} is {value!r}; expected a number") from None
+        if not v.lower <= x <= v.upper:  # NaN fails too
+            raise ValueError(f"frozen value of joint {name!r} is {x}; expected a finite number within its limits [{v.lower}, {v.upper}]")
+        if not math.isfinite(x):
+            raise ValueError(f"frozen value of joint {name!r} is {x}; expected a finite number")
+        full[i] = x
+    return full

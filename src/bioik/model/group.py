@@ -39,19 +39,26 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
         unknown = set(spec) - {"chains", "joints", "tips", "description"}
         if unknown:
             raise ValueError(f"group keys {sorted(unknown)} are not understood; expected 'chains', 'joints' and/or 'tips'")
-        joints: list[int] = []
+        joints: dict[int, None] = {}  # ordered set: chains may share joints (a torso under two arms)
         tips: list[str] = []
+        chains: set[tuple[str, str]] = set()
         for chain in spec.get("chains", ()):
             if len(chain) != 2:
                 raise ValueError(f"group chain {chain!r} must be a [base, tip] pair of link names")
             base, tip = chain
-            joints += [j for j in model.chain(base, tip) if j not in joints]
+            joints.update(dict.fromkeys(model.chain(base, tip)))  # names checked here
+            if (base, tip) in chains:
+                raise ValueError(f"group of robot {model.name!r} lists chain [{base!r}, {tip!r}] twice; expected each chain once")
+            chains.add((base, tip))
             tips.append(tip)
+        listed: set[int] = set()
         for name in spec.get("joints", ()):
             j = model.joint_index(name)
-            if j not in joints:
-                joints.append(j)
-        variables = model.chain_variables(joints)
+            if j in listed:
+                raise ValueError(f"group of robot {model.name!r} lists joint {name!r} twice; expected each joint once")
+            listed.add(j)
+            joints[j] = None
+        variables = model.chain_variables(list(joints))
         if not variables:
             raise ValueError(f"group {dict(spec)!r} of robot {model.name!r} moves no joint variable")
         for t in spec.get("tips", ()):
@@ -59,7 +66,7 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
             if t not in tips:
                 tips.append(t)
         if not tips:
-            tips = _moved_leaves(model, joints)
+            tips = _moved_leaves(model, list(joints))
         return Group("custom", tuple(sorted(variables)), tuple(tips))
     items = list(spec)
     if items and all(not isinstance(x, str) and len(x) == 2 for x in items):

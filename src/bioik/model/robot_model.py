@@ -8,6 +8,7 @@ several for floating and planar joints, none for fixed and mimic joints).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -25,13 +26,15 @@ class Geometry:
     """One collision shape of a link, in the link frame.
 
     kind is "box" (size = 3 edge lengths), "cylinder" (radius, length along z),
-    "sphere" (radius) or "mesh" (filename, scale).
+    "sphere" (radius) or "mesh" (size = scale; filename as written in the URDF, path the
+    file it was resolved to inside the allowed folders, None if not found when loaded).
     """
 
     kind: str
     origin: np.ndarray
     size: tuple[float, ...] = ()
     filename: str | None = None
+    path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -150,12 +153,10 @@ class RobotModel:
 
     def chain_variables(self, joint_indices: list[int]) -> list[int]:
         """Variables that move the given joints (a mimic joint contributes its source)."""
-        out: list[int] = []
+        out: dict[int, None] = {}  # ordered set
         for j in joint_indices:
-            for m in self.joints[j].motions:
-                if m.variable not in out:
-                    out.append(m.variable)
-        return out
+            out.update(dict.fromkeys(m.variable for m in self.joints[j].motions))
+        return list(out)
 
     def __repr__(self) -> str:
         return (

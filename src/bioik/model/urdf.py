@@ -1,9 +1,12 @@
-"""URDF text → `RobotModel`, with errors that say what is wrong and where.
+"""URDF → `RobotModel`, with errors that say what is wrong and where.
 
-XML is parsed strictly first (yourdfpy would silently "recover" from broken XML), the
-tree structure is checked (every joint names existing parent and child links, one root,
-no cycles), and yourdfpy then reads the element contents (origins, limits, inertials,
-geometry).
+The XML is parsed strictly and without entities (`urdf_source`; yourdfpy would silently
+"recover" from broken XML and expand entities), the tree structure is checked (every
+joint names existing parent and child links, one root, no cycles), the form of the
+numbers bioik uses is checked on the raw text (`urdf_checks`), yourdfpy then parses the
+element contents (origins, axes, limits, mimic, inertials, geometry), and bioik checks
+the values it parsed (`urdf_checks`: finite numbers, limits, non-zero axes). Every step
+of bioik's is linear in the number of links, and nothing recurses.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ from __future__ import annotations
 import io
 import logging
 import math
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
-from bioik.errors import BioikError
+from bioik.model import urdf_checks as check
+from bioik.model.meshes import mesh_candidates
 from bioik.model.robot_model import (
     JOINT_TYPES,
     PRISMATIC,
@@ -28,52 +34,78 @@ from bioik.model.robot_model import (
     RobotModel,
     Variable,
 )
+from bioik.model.urdf_checks import Owner
+from bioik.model.urdf_source import URDFError, parse_xml, read_source
+
+__all__ = ["DEFAULT_VELOCITY", "URDFError", "parse_urdf"]
 
 #: Velocity limit (rad/s or m/s) assumed when a URDF gives none.
 DEFAULT_VELOCITY = 1.0
 
 
-class URDFError(BioikError, ValueError):
-    """A URDF that cannot be loaded; the message says what and where."""
+def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[str | os.PathLike] = (),
+               allow_outside: bool = False) -> RobotModel:
+    """Load a URDF from a file path, URDF text or URDF bytes.
+
+    Mesh references must lie in the URDF's folder or in `mesh_dirs` (see `bioik.model.meshes`);
+    `allow_outside=True` trusts the URDF to point anywhere. A mesh found there is kept as
+    `Geometry.path`; one not found (yet) leaves it None.
+    """
+    text, origin, folder = read_source(source)
+    root = parse_xml(text, origin)
+    links, joints = _check_structure(root, origin)
+    _check_forms(links, joints, origin)
+    robot = _yourdfpy(root, text, origin, lambda: _check_forms(links, joints, origin, unused=True))
+
+    def mesh_file(reference: str) -> Path | None:
+        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
+
+    return _build(root, robot, links, joints, origin, mesh_file)
 
 
-def parse_urdf(source: str | Path) -> RobotModel:
-    """Load a URDF from a file path or from URDF text."""
-    if isinstance(source, Path) or not str(source).lstrip().startswith("<"):
-        path = Path(source)
-        if not path.is_file():
-            raise URDFError(f"URDF file {str(path)!r} does not exist (expected a URDF path, URDF text or a bundled robot name)")
-        text, origin = path.read_bytes(), str(path)
-    else:
-        text, origin = str(source).encode(), "<URDF string>"
-    root = _strict_xml(text, origin)
-    _check_structure(root, origin)
-    return _build(root, text, origin)
+def _check_forms(links: dict[str, etree._Element], joints: dict[str, etree._Element], origin: str, unused: bool = False) -> None:
+    """The form of the numbers yourdfpy will parse (see `urdf_checks`)."""
+    for name, el in links.items():
+        check.link_form(Owner(origin, "link", name), el, unused=unused)
+    for el in joints.values():
+        check.joint_form(Owner(origin, "joint", el.get("name")), el)
 
 
-def _strict_xml(text: bytes, origin: str) -> etree._Element:
-    try:
-        root = etree.fromstring(text, parser=etree.XMLParser(remove_blank_text=True))
-    except etree.XMLSyntaxError as e:
-        line, col = e.position if e.position else (0, 0)
-        raise URDFError(f"malformed XML in {origin} at line {line}, column {col}: {e.msg}") from None
-    if root.tag != "robot":
-        raise URDFError(f"{origin}: the root element is <{root.tag}>, expected <robot>")
-    return root
+def _yourdfpy(root: etree._Element, text: bytes, origin: str, name_failure: Callable[[], None]):
+    """yourdfpy's `Robot` of the checked URDF text (its links and joints in file order).
+
+    If yourdfpy fails, `name_failure` looks for the element to name (in parts bioik does
+    not use, such as visuals); failing that, yourdfpy's message is passed on.
+    """
+    import yourdfpy
+
+    logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)
+    if root.get("name") is None:  # yourdfpy requires a robot name; bioik calls it "robot"
+        root.set("name", "robot")
+        text = etree.tostring(root)
+    try:  # non-finite numbers are refused after parsing; yourdfpy's transforms need not warn about them
+        with np.errstate(invalid="ignore", over="ignore"):
+            urdf = yourdfpy.URDF.load(io.BytesIO(text), build_scene_graph=False, load_meshes=False)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        name_failure()
+        raise URDFError(f"{origin}: cannot read the URDF elements: {e}") from None
+    return urdf.robot
 
 
-def _check_structure(root: etree._Element, origin: str) -> None:
+def _check_structure(root: etree._Element, origin: str) -> tuple[dict[str, etree._Element], dict[str, etree._Element]]:
+    """Link elements by name and joint elements by child link, after checking the tree."""
     where = lambda el: f"{origin} line {el.sourceline}"  # noqa: E731
-    links: set[str] = set()
+    links: dict[str, etree._Element] = {}
     for el in root.findall("link"):
         name = el.get("name")
         if not name:
             raise URDFError(f"{where(el)}: <link> without a name")
         if name in links:
             raise URDFError(f"{where(el)}: duplicate link name {name!r}")
-        links.add(name)
+        links[name] = el
     if not links:
         raise URDFError(f"{origin}: the robot has no <link>")
+    by_child: dict[str, etree._Element] = {}
     parent_of: dict[str, str] = {}
     joints: set[str] = set()
     for el in root.findall("joint"):
@@ -97,141 +129,136 @@ def _check_structure(root: etree._Element, origin: str) -> None:
         if ends["child"] in parent_of:
             raise URDFError(f"{where(el)}: link {ends['child']!r} is the child of two joints")
         parent_of[ends["child"]] = ends["parent"]
+        by_child[ends["child"]] = el
         if jtype in ("revolute", "prismatic") and el.find("limit") is None:
             raise URDFError(f"{where(el)}: {jtype} joint {name!r} has no <limit lower=.. upper=.. velocity=../>")
-    roots = sorted(links - set(parent_of))
-    for start in parent_of:  # follow parents: a cycle never reaches a root
-        seen, link = {start}, start
-        while link in parent_of:
-            link = parent_of[link]
-            if link in seen:
-                raise URDFError(f"{origin}: the joints form a cycle through link {link!r}")
-            seen.add(link)
+    roots = [name for name in links if name not in parent_of]
+    _check_acyclic(links, parent_of, roots, origin)
     if len(roots) != 1:
-        raise URDFError(f"{origin}: expected one root link, found {len(roots)}: {', '.join(roots)}")
+        raise URDFError(f"{origin}: expected one root link, found {len(roots)}: {', '.join(sorted(roots))}")
+    return links, by_child
 
 
-def _build(root: etree._Element, text: bytes, origin: str) -> RobotModel:
-    import yourdfpy
+def _check_acyclic(links: dict, parent_of: dict[str, str], roots: list[str], origin: str) -> None:
+    """Every link must be reached from a root; an unreached link hangs below a cycle."""
+    children: dict[str, list[str]] = {name: [] for name in links}
+    for child, parent in parent_of.items():
+        children[parent].append(child)
+    reached, stack = set(roots), list(roots)
+    while stack:
+        for child in children[stack.pop()]:
+            reached.add(child)
+            stack.append(child)
+    unreached = [name for name in links if name not in reached]
+    if unreached:  # walk up from one of them until a link repeats: that link is on the cycle
+        seen, link = set(), unreached[0]
+        while link not in seen:
+            seen.add(link)
+            link = parent_of[link]
+        raise URDFError(f"{origin}: the joints form a cycle through link {link!r}")
 
-    logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)
-    try:
-        urdf = yourdfpy.URDF.load(io.BytesIO(text), build_scene_graph=False, load_meshes=False)
-    except (ValueError, TypeError, AttributeError, IndexError) as e:
-        raise URDFError(f"{origin}: cannot read the URDF elements: {e}") from None
-    robot = urdf.robot
-    by_child = {j.child: j for j in robot.joints}
-    children: dict[str, list] = {l.name: [] for l in robot.links}
-    for j in robot.joints:
-        children[j.parent].append(j)
-    root_link = next(l.name for l in robot.links if l.name not in by_child)
+
+def _build(root: etree._Element, robot, link_els: dict[str, etree._Element], by_child: dict[str, etree._Element],
+           origin: str, mesh_file: Callable[[str], Path | None]) -> RobotModel:
+    """The model from yourdfpy's `robot`; its links and joints are those of `root`, in the same (file) order."""
+    ulinks = dict(zip(link_els, robot.links))
+    ujoints = {el.get("name"): uj for el, uj in zip(root.findall("joint"), robot.joints)}
+    children: dict[str, list[etree._Element]] = {name: [] for name in link_els}
+    for el in by_child.values():  # in file order
+        children[el.find("parent").get("link")].append(el)
+    root_link = next(name for name in link_els if name not in by_child)
 
     order: list[str] = []  # depth-first, children in file order: parents first
     stack = [root_link]
     while stack:
         name = stack.pop()
         order.append(name)
-        stack.extend(j.child for j in reversed(children[name]))
+        stack.extend(el.find("child").get("link") for el in reversed(children[name]))
     link_index = {name: i for i, name in enumerate(order)}
-    ulinks = {l.name: l for l in robot.links}
-    links = [_link(ulinks[name], origin) for name in order]
-    ujoints = [by_child[name] for name in order[1:]]
+    links = [_link(Owner(origin, "link", name), link_els[name], ulinks[name], mesh_file) for name in order]
+    elements = [by_child[name] for name in order[1:]]
+    owners = {el.get("name"): Owner(origin, "joint", el.get("name")) for el in elements}
+    mimics = {el.get("name"): check.mimic(owners[el.get("name")], el, ujoints[el.get("name")].mimic) for el in elements}
 
     variables: list[Variable] = []
     first_var: dict[str, int] = {}
-    for j in ujoints:
-        if j.mimic is None and j.type != "fixed":
-            first_var[j.name] = len(variables)
-            variables.extend(_variables(j, origin))
-    joint_by_name = {j.name: j for j in ujoints}
+    for el in elements:
+        name = el.get("name")
+        if mimics[name] is None and el.get("type") != "fixed":
+            first_var[name] = len(variables)
+            variables.extend(_variables(owners[name], el, ujoints[name]))
+    types = {el.get("name"): el.get("type") for el in elements}
     joints = [
         Joint(
-            name=j.name,
-            type=j.type,
-            parent=link_index[j.parent],
-            child=link_index[j.child],
-            origin=np.eye(4) if j.origin is None else np.asarray(j.origin, float),
-            motions=_motions(j, joint_by_name, first_var, origin),
-            mimic=None if j.mimic is None else j.mimic.joint,
+            name=el.get("name"),
+            type=el.get("type"),
+            parent=link_index[el.find("parent").get("link")],
+            child=link_index[el.find("child").get("link")],
+            origin=check.origin(owners[el.get("name")], el, ujoints[el.get("name")].origin),
+            motions=_motions(owners[el.get("name")], el, ujoints[el.get("name")], types, mimics, first_var),
+            mimic=None if mimics[el.get("name")] is None else mimics[el.get("name")][0],
         )
-        for j in ujoints
+        for el in elements
     ]
-    return RobotModel(robot.name or "robot", links, joints, variables)
+    return RobotModel(root.get("name") or "robot", links, joints, variables)
 
 
-def _link(ul, origin: str) -> Link:
-    mass, com = 0.0, np.zeros(3)
-    if ul.inertial is not None:
-        mass = float(ul.inertial.mass or 0.0)
-        if ul.inertial.origin is not None:
-            com = np.asarray(ul.inertial.origin, float)[:3, 3].copy()
+def _link(owner: Owner, el: etree._Element, ul, mesh_file: Callable[[str], Path | None]) -> Link:
+    mass, com = check.inertial(owner, el, ul)
     shapes = []
-    for c in ul.collisions:
-        g = c.geometry
-        T = np.eye(4) if c.origin is None else np.asarray(c.origin, float)
-        if g is None:
-            continue
-        if g.box is not None:
-            shapes.append(Geometry("box", T, tuple(float(x) for x in g.box.size)))
-        elif g.cylinder is not None:
-            shapes.append(Geometry("cylinder", T, (float(g.cylinder.radius), float(g.cylinder.length))))
-        elif g.sphere is not None:
-            shapes.append(Geometry("sphere", T, (float(g.sphere.radius),)))
-        elif g.mesh is not None:
-            scale = g.mesh.scale if g.mesh.scale is not None else 1.0
-            shapes.append(Geometry("mesh", T, tuple(np.broadcast_to(np.asarray(scale, float), 3)), g.mesh.filename))
-    return Link(ul.name, mass, com, tuple(shapes))
+    for c, uc in zip(el.findall("collision"), ul.collisions):
+        geometry = c.find("geometry")
+        found = None if geometry is None else check.shape(owner, geometry, uc.geometry)
+        if found is not None:
+            kind, size, filename = found
+            try:
+                path = None if filename is None else mesh_file(filename)
+            except URDFError as e:
+                raise URDFError(f"{owner.origin} line {geometry.sourceline}: link {owner.name!r}: {e}") from None
+            shapes.append(Geometry(kind, check.origin(owner, c, uc.origin), size, filename, path))
+    return Link(owner.name, mass, com, tuple(shapes))
 
 
-def _axis(j, origin: str) -> np.ndarray:
-    axis = np.array([1.0, 0.0, 0.0]) if j.axis is None else np.asarray(j.axis, float)
-    norm = float(np.linalg.norm(axis))
-    if not np.isfinite(norm) or norm < 1e-12:
-        raise URDFError(f"{origin}: joint {j.name!r} has axis {axis.tolist()}; expected a non-zero vector")
-    return axis / norm
-
-
-def _variables(j, origin: str) -> list[Variable]:
-    lim = j.limit
-    velocity = float(lim.velocity) if lim is not None and lim.velocity else DEFAULT_VELOCITY
-    if j.type in ("revolute", "prismatic"):
-        lo, hi = float(lim.lower or 0.0), float(lim.upper or 0.0)
-        if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-            raise URDFError(f"{origin}: joint {j.name!r} has limits lower={lo} upper={hi}; expected finite lower <= upper")
-        kind = REVOLUTE if j.type == "revolute" else PRISMATIC
-        return [Variable(j.name, j.name, kind, lo, hi, velocity)]
-    if j.type == "continuous":
-        return [Variable(j.name, j.name, REVOLUTE, -math.inf, math.inf, velocity)]
-    if j.type == "planar":
+def _variables(owner: Owner, el: etree._Element, uj) -> list[Variable]:
+    jtype = el.get("type")
+    velocity = check.velocity(owner, el, uj.limit, DEFAULT_VELOCITY)
+    if jtype in ("revolute", "prismatic"):
+        lo, hi = check.bounds(owner, el, uj.limit)
+        kind = REVOLUTE if jtype == "revolute" else PRISMATIC
+        return [Variable(owner.name, owner.name, kind, lo, hi, velocity)]
+    if jtype == "continuous":
+        return [Variable(owner.name, owner.name, REVOLUTE, -math.inf, math.inf, velocity)]
+    if jtype == "planar":
         names = [("x", PRISMATIC), ("y", PRISMATIC), ("theta", REVOLUTE)]
     else:  # floating
         names = [(f"trans_{a}", PRISMATIC) for a in "xyz"] + [(f"rot_{a}", REVOLUTE) for a in "xyz"]
-    return [Variable(f"{j.name}/{n}", j.name, kind, -math.inf, math.inf, velocity) for n, kind in names]
+    return [Variable(f"{owner.name}/{n}", owner.name, kind, -math.inf, math.inf, velocity) for n, kind in names]
 
 
-def _motions(j, joint_by_name: dict, first_var: dict[str, int], origin: str) -> tuple[Motion, ...]:
-    if j.type == "fixed":
+def _motions(owner: Owner, el: etree._Element, uj, types: dict[str, str], mimics: dict, first_var: dict[str, int]) -> tuple[Motion, ...]:
+    jtype, name = el.get("type"), owner.name
+    if jtype == "fixed":
         return ()
-    if j.mimic is not None and j.type in ("floating", "planar"):
-        raise URDFError(f"{origin}: {j.type} joint {j.name!r} has a <mimic>; only one-variable joints can mimic")
-    multiplier, offset, source, seen = 1.0, 0.0, j, {j.name}
-    while source.mimic is not None:  # resolve mimic chains down to a real variable
-        m = source.mimic
-        if m.joint not in joint_by_name or m.joint in seen:
-            raise URDFError(f"{origin}: joint {source.name!r} mimics {m.joint!r}, which is not a (non-circular) joint of this robot")
-        seen.add(m.joint)
-        mult = 1.0 if m.multiplier is None else float(m.multiplier)
-        off = 0.0 if m.offset is None else float(m.offset)
+    if mimics[name] is not None and jtype in ("floating", "planar"):
+        raise URDFError(f"{owner.origin}: {jtype} joint {name!r} has a <mimic>; only one-variable joints can mimic")
+    multiplier, offset, source, seen = 1.0, 0.0, name, {name}
+    while mimics[source] is not None:  # resolve mimic chains down to a real variable
+        target, mult, off = mimics[source]
+        if target not in types or target in seen:
+            raise URDFError(f"{owner.origin}: joint {source!r} mimics {target!r}, which is not a (non-circular) joint of this robot")
+        seen.add(target)
         offset, multiplier = multiplier * off + offset, multiplier * mult
-        source = joint_by_name[m.joint]
-        if source.type in ("fixed", "floating", "planar"):
-            raise URDFError(f"{origin}: joint {j.name!r} mimics {source.type} joint {source.name!r}; expected a one-variable joint")
-    if j.type in ("revolute", "continuous", "prismatic"):
-        kind = PRISMATIC if j.type == "prismatic" else REVOLUTE
-        return (Motion(kind, _axis(j, origin), first_var[source.name], multiplier, offset),)
-    v = first_var[j.name]
-    if j.type == "planar":
-        n = _axis(j, origin)
+        source = target
+        if types[source] in ("fixed", "floating", "planar"):
+            raise URDFError(f"{owner.origin}: joint {name!r} mimics {types[source]} joint {source!r}; expected a one-variable joint")
+    if not (math.isfinite(multiplier) and math.isfinite(offset)):
+        raise URDFError(f"{owner.origin}: the mimic chain of joint {name!r} multiplies to multiplier={multiplier} offset={offset}; expected finite numbers")
+    if jtype in ("revolute", "continuous", "prismatic"):
+        kind = PRISMATIC if jtype == "prismatic" else REVOLUTE
+        return (Motion(kind, check.axis(owner, el, uj.axis), first_var[source], multiplier, offset),)
+    v = first_var[name]
+    if jtype == "planar":
+        n = check.axis(owner, el, uj.axis)
         u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
         w = np.cross(n, u)

@@ -8,8 +8,9 @@ text, and models.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bioik.kinematics.robot import Robot
@@ -17,6 +18,7 @@ from bioik.model.group import GroupSpec
 from bioik.model.names import UnknownNameError, suggest
 from bioik.model.robot_model import RobotModel
 from bioik.model.urdf import parse_urdf
+from bioik.model.urdf_source import looks_like_text
 from bioik.robots.catalog import ROBOTS
 from bioik.robots.snake import snake_groups, snake_urdf
 
@@ -41,9 +43,13 @@ def snake(n: int, link_length: float | None = None, *, group: GroupSpec = None, 
     return Robot(parse_urdf(snake_urdf(n, link_length)), group, groups=groups, default_group="chain", frozen=frozen, source=f"snake({n})")
 
 
-def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None) -> Robot:
+def load_robot(x: str | bytes | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None, *,
+               mesh_dirs: Sequence[str | os.PathLike] = (), allow_outside: bool = False) -> Robot:
     """Load a robot: a bundled name (see `bioik.robots.names()`), ``snakeN`` (an N-joint
-    chain, as `snake(N)`), a URDF path, URDF text or a `RobotModel`.
+    chain, as `snake(N)`), a URDF path, URDF text or bytes, or a `RobotModel`.
+
+    Mesh files a URDF names must lie in its folder or in `mesh_dirs`; `allow_outside=True`
+    trusts the URDF to name any file (see `bioik.model.meshes`).
 
     group: None (the robot's default group; for a plain URDF every joint), a group name,
     a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
@@ -54,14 +60,16 @@ def load_robot(x: str | Path | RobotModel, group: GroupSpec = None, frozen: Mapp
         return Robot(x, group, frozen=frozen)
     if isinstance(x, str) and x in ROBOTS:
         entry = ROBOTS[x]
-        model = parse_urdf(urdf_path(x))
+        model = parse_urdf(urdf_path(x), mesh_dirs=mesh_dirs, allow_outside=allow_outside)
         return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
+    if looks_like_text(x):
+        return Robot(parse_urdf(x, mesh_dirs=mesh_dirs, allow_outside=allow_outside), group, frozen=frozen)
     text = str(x)
-    if not text.lstrip().startswith("<") and not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
+    if not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
         m = re.fullmatch(r"snake(\d+)", text)
         if m is not None:
             if int(m.group(1)) < 1:
                 raise UnknownNameError(f"robot {text!r}: a snake needs ≥ 1 joint (expected snakeN with N ≥ 1, e.g. snake30)")
             return snake(int(m.group(1)), group=group, frozen=frozen)
         raise UnknownNameError(f"unknown robot {text!r}: not a bundled robot ({suggest(text, ROBOTS)}), not snakeN and not a URDF file")
-    return Robot(parse_urdf(x), group, frozen=frozen, source=None if text.lstrip().startswith("<") else text)
+    return Robot(parse_urdf(x, mesh_dirs=mesh_dirs, allow_outside=allow_outside), group, frozen=frozen, source=text)

@@ -1,0 +1,70 @@
+"""Where URDF text comes from, and its strict XML parse.
+
+A source is a path, URDF text (`str`) or URDF bytes. Text and bytes may start with a
+UTF-8 byte order mark and whitespace, as files written by editors and heredocs do.
+The XML is parsed strictly (no recovery) and without entities: a DTD that declares an
+entity, or a reference to one, is refused, so a URDF can neither read local files
+(external entities) nor expand into gigabytes (nested entities).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from bioik.errors import BioikError
+
+_BOM = b"\xef\xbb\xbf"
+_ENTITY_ERROR = re.compile(r"entity(?: '([^']*)')?", re.IGNORECASE)
+
+
+class URDFError(BioikError, ValueError):
+    """A URDF that cannot be loaded; the message says what and where."""
+
+
+def read_source(source: str | bytes | bytearray | os.PathLike) -> tuple[bytes, str, Path | None]:
+    """(XML bytes, name for messages, folder of the file or None for text)."""
+    if isinstance(source, (bytes, bytearray)):
+        return _trim(bytes(source)), "<URDF bytes>", None
+    if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
+        return _trim(source.encode()), "<URDF string>", None
+    if not isinstance(source, (str, os.PathLike)):
+        raise URDFError(f"cannot load a URDF from a {type(source).__name__}; expected a path, URDF text (str) or URDF bytes")
+    path = Path(source)
+    if not path.is_file():
+        raise URDFError(f"URDF file {str(path)!r} does not exist (expected a URDF path, URDF text or a bundled robot name)")
+    return _trim(path.read_bytes()), str(path), path.resolve().parent
+
+
+def looks_like_text(source: object) -> bool:
+    """True for URDF text or bytes, False for what should name a file or a robot."""
+    return isinstance(source, (bytes, bytearray)) or (isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"))
+
+
+def _trim(data: bytes) -> bytes:
+    """Without a leading byte order mark and whitespace (an XML declaration must come first)."""
+    return data.removeprefix(_BOM).lstrip(b" \t\r\n")
+
+
+def parse_xml(text: bytes, origin: str) -> etree._Element:
+    """The root <robot> element; URDFError for malformed XML or any XML entity."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_blank_text=True)
+    try:
+        root = etree.fromstring(text, parser=parser)
+    except etree.XMLSyntaxError as e:
+        line, col = e.position if e.position else (0, 0)
+        m = _ENTITY_ERROR.search(e.msg)
+        if m:
+            ref = f"the entity reference &{m.group(1)};" if m.group(1) else "an entity reference"
+            raise URDFError(f"{origin} line {line}: {ref} is refused: bioik does not expand XML entities; write the value itself") from None
+        raise URDFError(f"malformed XML in {origin} at line {line}, column {col}: {e.msg}") from None
+    dtd = root.getroottree().docinfo.internalDTD
+    entities = [] if dtd is None else [e.name for e in dtd.iterentities()]
+    if entities:
+        raise URDFError(f"{origin}: the DTD declares the entities {', '.join(entities)}; XML entities are refused (they can read files or expand without bound); write the values themselves")
+    if root.tag != "robot":
+        raise URDFError(f"{origin}: the root element is <{root.tag}>, expected <robot>")
+    return root

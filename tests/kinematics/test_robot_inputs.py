@@ -1,0 +1,68 @@
+"""Frozen joint values are finite numbers within their joint's limits, named when not."""
+
+import numpy as np
+import pytest
+from conftest import TREE_URDF
+
+import bioik
+from bioik.model import UnknownNameError
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return bioik.load_robot(TREE_URDF)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (np.nan, "joint 'j3' is nan; expected a finite number within its limits [-1.5, 1.5]"),
+    (np.inf, "joint 'j3' is inf; expected a finite number within its limits [-1.5, 1.5]"),
+    (-np.inf, "joint 'j3' is -inf; expected a finite number within its limits"),
+    (1.6, "joint 'j3' is 1.6; expected a finite number within its limits [-1.5, 1.5]"),
+    ("left", "joint 'j3' is 'left'; expected a number"),
+    (None, "joint 'j3' is None; expected a number"),
+])
+def test_bad_frozen_values_are_named(tree, value, expected):
+    with pytest.raises(ValueError, match="frozen value of " + expected.replace("[", r"\[").replace("]", r"\]")):
+        bioik.load_robot(TREE_URDF, group=["j1"], frozen={"j3": value})
+    with pytest.raises(ValueError, match="frozen value of joint 'j3'"):
+        tree.with_group(["j1"]).with_frozen({"j3": value})
+
+
+def test_continuous_joints_may_be_frozen_anywhere_finite(tree):
+    robot = tree.with_group(["j1"]).with_frozen({"j2": 40.0})
+    assert robot.frozen[tree.model.variable_index("j2")] == 40.0
+    with pytest.raises(ValueError, match="frozen value of joint 'j2' is inf; expected a finite number"):
+        tree.with_group(["j1"]).with_frozen({"j2": np.inf})
+
+
+def test_frozen_limits_are_inclusive(tree):
+    robot = bioik.load_robot(TREE_URDF, group=["j1"], frozen={"j3": 1.5, "slide": 0.0})
+    assert robot.frozen[tree.model.variable_index("j3")] == 1.5
+
+
+def test_frozen_array_is_checked_against_the_limits(tree):
+    full = np.zeros(4)
+    full[tree.model.variable_index("slide")] = 0.5
+    with pytest.raises(ValueError, match=r"frozen value of joint 'slide' is 0.5; expected .* within its limits \[0.0, 0.2\]"):
+        bioik.Robot(tree.model, ["j1"], frozen=full)
+
+
+def test_unknown_frozen_joint_is_named(tree):
+    with pytest.raises(UnknownNameError, match="unknown joint variable 'j9'.*closest: j[123]"):
+        bioik.load_robot(TREE_URDF, group=["j1"], frozen={"j9": 0.0})
+    with pytest.raises(ValueError, match="unknown joint variable 'finger_joint'"):  # a mimic joint has no value of its own
+        tree.with_frozen({"finger_joint": 0.0})
+
+
+def test_a_joint_listed_twice_in_a_group_is_refused(tree):
+    with pytest.raises(ValueError, match="group of robot 'tree' lists joint 'j1' twice; expected each joint once"):
+        tree.with_group(["j1", "j3", "j1"])
+    with pytest.raises(ValueError, match="lists joint 'j2' twice"):
+        tree.with_group({"joints": ["j2", "j2"], "tips": ["tip_a"]})
+
+
+def test_a_chain_listed_twice_is_refused_but_chains_may_share_joints(tree):
+    with pytest.raises(ValueError, match=r"lists chain \['base', 'tip_a'\] twice; expected each chain once"):
+        tree.with_group([("base", "tip_a"), ("base", "tip_a")])
+    both = tree.with_group([("base", "tip_a"), ("base", "tip_b")])
+    assert both.variable_names == ["j1", "j2", "j3", "slide"] and both.tips == ["tip_a", "tip_b"]

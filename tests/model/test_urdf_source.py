@@ -1,0 +1,61 @@
+"""URDF sources: paths, text and bytes (with a byte order mark or leading whitespace);
+XML entities are refused."""
+
+import pytest
+from conftest import TREE_URDF
+
+import bioik
+from bioik.model import URDFError, parse_urdf
+
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("source", [
+    TREE_URDF.encode(),
+    bytearray(TREE_URDF.encode()),
+    BOM + TREE_URDF,
+    BOM.encode() + TREE_URDF.encode(),
+    "\n\n   \t" + TREE_URDF,
+    b"\r\n  " + TREE_URDF.encode(),
+    BOM + "\n " + TREE_URDF,
+], ids=["bytes", "bytearray", "bom-str", "bom-bytes", "whitespace-str", "whitespace-bytes", "bom-whitespace"])
+def test_text_bytes_bom_and_leading_whitespace_are_urdf_text(source):
+    assert parse_urdf(source).joint_names == parse_urdf(TREE_URDF).joint_names
+    assert bioik.load_robot(source).dof == 4
+
+
+def test_file_with_bom_and_whitespace(tmp_path):
+    path = tmp_path / "tree.urdf"
+    path.write_bytes(b"\xef\xbb\xbf\n  " + TREE_URDF.encode())
+    assert parse_urdf(path).name == "tree"
+    assert bioik.load_robot(str(path)).dof == 4
+
+
+def test_other_types_are_named():
+    with pytest.raises(URDFError, match="cannot load a URDF from a int; expected a path, URDF text .str. or URDF bytes"):
+        parse_urdf(42)
+
+
+EXTERNAL = '<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]><robot name="r">{}<link name="a"/></robot>'
+
+
+@pytest.mark.parametrize("urdf", [
+    EXTERNAL.format(""),
+    EXTERNAL.format("&x;"),
+    EXTERNAL.replace('name="r"', 'name="&x;"').format(""),
+    '<!DOCTYPE robot [<!ENTITY x "base">]><robot name="r"><link name="&x;"/></robot>',
+    '<!DOCTYPE robot [<!ENTITY a "&b;&b;"><!ENTITY b "&a;&a;">]><robot name="&a;"><link name="a"/></robot>',
+], ids=["declared-external", "external-in-text", "external-in-attribute", "internal", "loop"])
+def test_entities_are_refused(urdf):
+    with pytest.raises(URDFError, match="entit.* refused"):
+        parse_urdf(urdf)
+
+
+def test_undeclared_entity_reference_is_refused():
+    with pytest.raises(URDFError, match=r"line 1: the entity reference &x; is refused: bioik does not expand XML entities"):
+        parse_urdf('<robot name="&x;"><link name="a"/></robot>')
+
+
+def test_plain_dtd_and_character_references_still_load():
+    urdf = '<!DOCTYPE robot [<!ELEMENT robot ANY>]><robot name="a&amp;b&#65;"><link name="a"/></robot>'
+    assert parse_urdf(urdf).name == "a&bA"
