@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 #: row and the problem's rows widen to fit it; see `bioik.problem.layout`).
 N_PARAMS = 16
 
+#: Largest goal weight: costs are ‖r‖²·w², and a weight past this overflows them or makes
+#: every other goal's cost vanish beside it.
+MAX_WEIGHT = 1e6
+
 #: The kind codes that code outside their goal's file compares against: the solvers' pose
 #: fast paths and acceptance test (`bioik.goals.pose`), RelaxedIK's joint-limit term
 #: (`bioik.goals.joints`), and PYTHON (`bioik.goals.registry`). Every other goal declares
@@ -78,13 +82,25 @@ class Goal:
             self.__post_init__()
 
     def __post_init__(self) -> None:
-        w = float(getattr(self, "weight", 1.0))
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"{type(self).__name__}: weight must be a finite number >= 0; got {w}")
+        cls = type(self).__name__
+        raw = getattr(self, "weight", 1.0)
+        try:
+            w = float(raw)
+        except (TypeError, ValueError):
+            raise TypeError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}]; got {raw!r}") from None
+        if not (np.isfinite(w) and 0.0 <= w <= MAX_WEIGHT):
+            raise ValueError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}] (the cost is ‖r‖²·w²: larger "
+                             f"weights overflow it or drown every other goal); got {raw!r}")
         for name in ("tolerance", "position_tolerance", "rotation_tolerance"):
             tol = getattr(self, name, None)
-            if tol is not None and not (np.isfinite(tol) and tol >= 0):
-                raise ValueError(f"{type(self).__name__}: {name} must be finite and >= 0; got {tol}")
+            if tol is None:
+                continue
+            try:
+                t = float(tol)
+            except (TypeError, ValueError):
+                raise TypeError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}") from None
+            if not (np.isfinite(t) and t >= 0):
+                raise ValueError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}")
 
     def links_for(self, robot: Robot) -> tuple[str, ...]:
         """Links the goal reads on `robot` (the same as `links` unless they depend on the
