@@ -3,8 +3,9 @@ function, TYPE_CHECKING ones included) goes to the same or a lower layer, and no
 modules import each other in a circle.
 
 Layers, lowest first: errors and `_kernel_cache` (import nothing from bioik) < model <
-kinematics < robots (the bundled catalog and the robot loader) < goals < problem (the
-compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
+kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
+their signed distances) < collision (the robot's collision model: spheres, allowed pairs,
+exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
 track, rollout, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
@@ -24,16 +25,18 @@ LAYERS = {
     "bioik.model": 1,
     "bioik.kinematics": 2,
     "bioik.robots": 3,
-    "bioik.goals": 4,
-    "bioik.problem": 5,
-    "bioik.solvers": 6,
-    "bioik.track": 7,
-    "bioik.rollout": 7,
-    "bioik.moveit": 7,
-    "bioik.moveit_config": 7,
-    "bioik": 8,
-    "bioik.bench": 9,
-    "bioik.cli": 10,
+    "bioik.scene": 4,
+    "bioik.collision": 5,
+    "bioik.goals": 6,
+    "bioik.problem": 7,
+    "bioik.solvers": 8,
+    "bioik.track": 9,
+    "bioik.rollout": 9,
+    "bioik.moveit": 9,
+    "bioik.moveit_config": 9,
+    "bioik": 10,
+    "bioik.bench": 11,
+    "bioik.cli": 12,
 }
 
 #: Inside bioik.solvers: shared plumbing < the families (a family may build on a lower

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).parent
 #: Packages whose modules define compiled kernels, or constants that kernels compile in
 #: (`model.robot_model.REVOLUTE`).
-KERNEL_PACKAGES = ("model", "kinematics", "goals", "problem", "solvers", "collision")
+KERNEL_PACKAGES = ("model", "kinematics", "scene", "collision", "goals", "problem", "solvers")
 
 
 def sources_stamp(root: Path = ROOT) -> str:
