@@ -24,7 +24,7 @@ def residual(problem: bioik.Problem, q: np.ndarray, g: int = 0, with_jac: bool =
     """Goal g's unweighted residual at q (and ∂r/∂q if with_jac), from the compiled kernels."""
     prob = unpack(problem.ibuf, problem.fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, vdata = prob.gi, prob.gf, prob.vdata
+    gi, gf, vdata, aux = prob.gi, prob.gf, prob.vdata, prob.aux
     q = np.asarray(q, dtype=float)
     n = len(q)
     O = max(len(out_seg), 1)
@@ -32,7 +32,7 @@ def residual(problem: bioik.Problem, q: np.ndarray, g: int = 0, with_jac: bool =
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, np.zeros((max(len(seg_i), 1), 7)), frames, J)
     rows = max(MAX_LINK_ROWS, n)
     r, Jr = np.zeros(rows), np.zeros((rows, n))
-    d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, np.zeros((4 * MAX_LINK_ROWS, 3)))
+    d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, np.zeros((4 * MAX_LINK_ROWS, 3)))
     return (r[:d].copy(), Jr[:d].copy()) if with_jac else r[:d].copy()
 
 

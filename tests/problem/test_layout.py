@@ -25,7 +25,7 @@ def test_compiled_and_python_views_agree_and_share_the_buffers():
         a, b = getattr(compiled, name), getattr(python, name)
         assert a.shape == b.shape and a.dtype == b.dtype and a.flags.c_contiguous, name
         np.testing.assert_array_equal(a, b)
-        assert np.shares_memory(a, b)  # views, not copies: kernels write through them
+        assert a.size == 0 or np.shares_memory(a, b)  # views, not copies: kernels write through them
     compiled.gf[1, 2] = 42.0
     assert python.gf[1, 2] == 42.0
 
@@ -39,6 +39,6 @@ def test_sections_are_declared_once_and_tile_the_buffers():
         a = getattr(v, name)
         base = p.ibuf if buf == "i" else p.fbuf
         start = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
-        assert start == ends[buf], name  # each section starts where the one before ends
+        assert a.size == 0 or start == ends[buf], name  # each section starts where the one before ends
         ends[buf] += a.size
     assert (ends["i"], ends["f"]) == (p.ibuf.size, p.fbuf.size)

@@ -25,7 +25,7 @@ MODES = {"norm": 0, "trac": 1, "kdl": 2}
 
 
 @njit(**KERNEL)
-def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
+def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors):
     """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
     otherwise; returns True when every primary goal is met under `mode`.
 
@@ -42,7 +42,7 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, r, Jr, scratch, mode, errors):
             dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
         else:
-            d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, False, scratch)
+            d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, False, scratch)
             s = 0.0
             for i in range(d):
                 s += r[i] * r[i]

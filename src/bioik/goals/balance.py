@@ -55,7 +55,7 @@ def balance_link(p, k, f, r, A, B):
 
 
 @njit(inline="always", **JIT)
-def balance_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def balance_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """The sum of every massive link's term, applying the chain rule link by link."""
     m = MAX_LINK_ROWS
     A, B = scratch[0:m], scratch[m : 2 * m]

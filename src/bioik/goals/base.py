@@ -9,7 +9,7 @@ kernel and residual size beside its code; defining the class registers them
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
@@ -110,6 +110,25 @@ class Goal:
     def params(self, robot: Robot) -> np.ndarray:
         """The goal's parameter row (N_PARAMS floats, or more) for the compiled kernels."""
         return np.zeros(N_PARAMS)
+
+    def layout_key(self) -> Hashable:
+        """What fixes the problem layout beyond the goal's class and links (the scene a
+        collision goal reads, with its obstacle set); None for most goals."""
+        return None
+
+    def data(self, robot: Robot) -> np.ndarray | None:
+        """The goal's data block, written into the problem's `aux` section once, when the
+        problem is built (bulky data the parameter row, rewritten every solve, cannot
+        carry: robot spheres, a scene's distance grids); None for most goals."""
+        return None
+
+    def data_version(self) -> Hashable:
+        """Changes when the data block must be rewritten in place (obstacles moved)."""
+        return None
+
+    def write_data(self, robot: Robot, block: np.ndarray) -> None:
+        """Rewrite the data block in place for the current `data_version` (same layout)."""
+        block[:] = self.data(robot)
 
     @property
     def is_secondary(self) -> bool:

@@ -1,10 +1,11 @@
 """Compiled evaluation of a whole goal list: residuals, their Jacobians, and costs.
 
 Goal table layout (built by `bioik.problem.problem`, packed by `bioik.problem.layout`):
-  gi (G, 6 + E) int64: kind, first link output, second link output, secondary flag,
-                   first residual row, residual size, then the outputs of a goal's third,
-                   fourth, … links (−1 where a goal reads fewer links)
-  gf (G, P ≥ N_PARAMS): parameter rows; gw (G,): weights.
+  gi (G, 7 + E) int64: kind, first link output, second link output, secondary flag,
+                   first residual row, residual size, start of the goal's data block in
+                   aux (−1: none), then the outputs of a goal's third, fourth, … links
+                   (−1 where a goal reads fewer links)
+  gf (G, P ≥ N_PARAMS): parameter rows; gw (G,): weights; aux: goal data blocks.
 A one-link goal's residual kernel gives r and its derivatives A = ∂r/∂p, B = ∂r/∂ω with
 respect to the link's position and rotation vector; the chain rule with the link's
 geometric Jacobian gives ∂r/∂q = A·J_v + B·J_ω. Joint goals give ∂r/∂q directly; goals
@@ -31,9 +32,10 @@ from bioik.goals.registry import ANY_LINKS, PYTHON
 from bioik.kinematics.frames import JIT
 
 #: Columns of the goal table gi: kind, first and second link output, secondary flag, first
-#: residual row, residual size; then the outputs of a goal's third, fourth, … links.
-KIND, OUT1, OUT2, SECONDARY, ROW, SIZE = range(6)
-GI_COLUMNS = 6
+#: residual row, residual size, start of the goal's data block in aux (−1: none); then the
+#: outputs of a goal's third, fourth, … links.
+KIND, OUT1, OUT2, SECONDARY, ROW, SIZE, AUX = range(7)
+GI_COLUMNS = 7
 #: Rows of the scratch matrices a link goal may use.
 MAX_LINK_ROWS = 8
 
@@ -76,14 +78,14 @@ def link_residual(kind, p, f, r, A, B):
     return _dispatch()[0](kind, p, f, r, A, B)
 
 
-def kind_residual(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def kind_residual(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """`goal_residual` of a compiled goal kind, its Jr rows zeroed: the if-chain generated
     from the registry over the joint and any-link kinds, then the one-link path."""
-    return _dispatch()[1](kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+    return _dispatch()[1](kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
 
 @njit(inline="always", **JIT)
-def _one_link_goal(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def _one_link_goal(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """A one-link goal: its kernel on the link frame, then the chain rule."""
     m = MAX_LINK_ROWS
     A, B = scratch[0:m], scratch[m : 2 * m]
@@ -113,20 +115,20 @@ def _link_step(code, kernel, rest):
 
 def _joint_step(code, kernel, rest):
     @njit(inline="always")
-    def step(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    def step(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
         if kind == code:
             return kernel(gf[g], q, vdata, r, Jr)
-        return rest(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+        return rest(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
     return step
 
 
 def _links_step(code, kernel, rest):
     @njit(inline="always")
-    def step(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+    def step(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
         if kind == code:
-            return kernel(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
-        return rest(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+            return kernel(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
+        return rest(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
     return step
 
@@ -153,18 +155,18 @@ def _link_residual_overload(kind, p, f, r, A, B):
 
 
 @overload(kind_residual, inline="always")
-def _kind_residual_overload(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def _kind_residual_overload(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     chain = _dispatch()[1]
-    return lambda kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch: chain(
-        kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+    return lambda kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch: chain(
+        kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
 
 @njit(**JIT)
-def goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """Residual of goal g into r[0:size] (unweighted) and, if with_jac, ∂r/∂q into Jr.
 
-    frames (O, 7) and J (6·O, n) are the link frames and their Jacobians;
-    scratch is (4·MAX_LINK_ROWS, 3). Returns the residual size (0: a Python goal).
+    frames (O, 7) and J (6·O, n) are the link frames and their Jacobians; vdata and aux
+    the problem's joint data and goal data blocks; scratch is (4·MAX_LINK_ROWS, 3). Returns the residual size (0: a Python goal).
     """
     kind = gi[g, KIND]
     size = gi[g, SIZE]
@@ -172,11 +174,11 @@ def goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
         return 0
     if with_jac:
         Jr[:size, :] = 0.0
-    return kind_residual(kind, gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch)
+    return kind_residual(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
 
 @njit(**JIT)
-def goal_costs(gi, gf, gw, frames, J, q, vdata, r, Jr, costs, scratch):
+def goal_costs(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, costs, scratch):
     """Weighted cost ‖r‖²·w² of every goal into costs (G,); returns (primary, secondary) sums.
 
     r and Jr are scratch buffers (rows ≥ the largest goal size; Jr is clobbered).
@@ -184,7 +186,7 @@ def goal_costs(gi, gf, gw, frames, J, q, vdata, r, Jr, costs, scratch):
     primary = 0.0
     secondary = 0.0
     for g in range(gi.shape[0]):
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, False, scratch)
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, False, scratch)
         c = 0.0
         for i in range(d):
             c += r[i] * r[i]

@@ -84,7 +84,7 @@ def rcm_residual(p, f, f2, r, A, B, A2, B2):
 
 
 @njit(inline="always", **JIT)
-def rcm_goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch):
+def rcm_goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """The goal's residual over its link pair (the consecutive pair nearest the trocar when
     it reads more than two links), and the chain rule for both links."""
     p = gf[g]

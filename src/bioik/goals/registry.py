@@ -25,7 +25,7 @@ returns its number of rows):
                  (position, quaternion); A = ∂r/∂p, B = ∂r/∂ω of that link.
   link_count 0:  kernel(p, q, vdata, r, Jq): joint values q, joint data vdata
                  (`bioik.goals.joints`); Jq = ∂r/∂q.
-  ANY_LINKS:     kernel(gi, gf, g, frames, J, q, vdata, r, Jr, with_jac, scratch), the
+  ANY_LINKS:     kernel(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch), the
                  signature of `goal_residual`: the kernel finds its links in the goal
                  table and applies the chain rule itself (`bioik.goals.kernels`).
 

@@ -7,15 +7,19 @@ take named views of them with `unpack` (a few nanoseconds inside compiled code):
 `prob = unpack(ibuf, fbuf)`, then `prob.gi`, `prob.bounds` … A new section is a new field
 of `ProblemViews` (and of `SECTIONS`); no kernel that reads the others changes.
 
-ibuf: header (S, O, G, n, E, P, 0, 0) | seg_i (S×3) | out_seg (O) | gi (G×(6+E))
+ibuf: header (S, O, G, n, E, P, A, 0) | seg_i (S×3) | out_seg (O) | gi (G×(GI_COLUMNS+E))
 fbuf: seg_f (S×9) | out_tf (O×7) | gf (G×P) | gw (G) | gt (G×2) | vdata (n×6)
-      | bounds (4×n: lower, upper, sample lower, sample upper)
+      | bounds (4×n: lower, upper, sample lower, sample upper) | aux (A)
 
 Goals that read more than two links (an RCM over a link chain, Balance) keep the
 outputs of their third, fourth, … links in the E extra columns of gi (−1 padded;
 E = the most links any goal reads, minus two, at least 0). Parameter rows are P ≥
 N_PARAMS floats wide: P grows only for goals whose row is longer (Balance stores a mass
 fraction and a centre of mass per link).
+
+Goals with bulky data of their own (a collision goal's robot spheres and scene, with its
+distance grids) keep it in `aux`, written when the problem is built (`Goal.data`); the
+goal's gi row holds where its block starts (column AUX, −1 for none).
 """
 
 from __future__ import annotations
@@ -66,9 +70,11 @@ class ProblemViews(NamedTuple):
     vdata: np.ndarray
     #: (4, n): lower and upper limits, then the sampling box for random configurations.
     bounds: np.ndarray
+    #: (A,): goal data blocks (`Goal.data`), each starting at its goal's gi[g, AUX].
+    aux: np.ndarray
 
 
-#: (section, buffer, shape in terms of the header sizes S, O, G, n, W = GI_COLUMNS + E, P),
+#: (section, buffer, shape in terms of the header sizes S, O, G, n, W = GI_COLUMNS + E, P, A),
 #: in buffer order: the one declaration both `views` and the test of `unpack` follow.
 SECTIONS = (
     ("seg_i", "i", ("S", 3)),
@@ -81,22 +87,24 @@ SECTIONS = (
     ("gt", "f", ("G", 2)),
     ("vdata", "f", ("n", N_VDATA)),
     ("bounds", "f", (4, "n")),
+    ("aux", "f", ("A",)),
 )
 
 
-def _dims(S: int, O: int, G: int, n: int, E: int, P: int) -> dict[str, int]:
-    return {"S": S, "O": O, "G": G, "n": n, "W": GI_COLUMNS + E, "P": P}
+def _dims(S: int, O: int, G: int, n: int, E: int, P: int, A: int) -> dict[str, int]:
+    return {"S": S, "O": O, "G": G, "n": n, "W": GI_COLUMNS + E, "P": P, "A": A}
 
 
-def _shapes(S: int, O: int, G: int, n: int, E: int, P: int) -> list[tuple[str, str, tuple[int, ...]]]:
-    d = _dims(S, O, G, n, E, P)
+def _shapes(S: int, O: int, G: int, n: int, E: int, P: int, A: int) -> list[tuple[str, str, tuple[int, ...]]]:
+    d = _dims(S, O, G, n, E, P, A)
     return [(name, buf, tuple(d[x] if isinstance(x, str) else x for x in shape)) for name, buf, shape in SECTIONS]
 
 
-def sizes(S: int, O: int, G: int, n: int, E: int, P: int) -> tuple[int, int]:
-    """Lengths of (ibuf, fbuf) for E extra link columns and parameter rows of width P ≥ N_PARAMS."""
+def sizes(S: int, O: int, G: int, n: int, E: int, P: int, A: int = 0) -> tuple[int, int]:
+    """Lengths of (ibuf, fbuf) for E extra link columns, parameter rows of width P ≥
+    N_PARAMS and A floats of goal data."""
     total = {"i": HEADER, "f": 0}
-    for _, buf, shape in _shapes(S, O, G, n, E, P):
+    for _, buf, shape in _shapes(S, O, G, n, E, P, A):
         total[buf] += int(np.prod(shape))
     return total["i"], total["f"]
 
@@ -129,7 +137,7 @@ def unpack(ibuf, fbuf):
     the first caller's reference-counting mode. Compiled for a `KERNEL` caller (no
     reference counting) and loaded from the cache by a counting one, its views were
     released twice — heap corruption."""
-    S, O, G, n, E, P = ibuf[0], ibuf[1], ibuf[2], ibuf[3], ibuf[4], ibuf[5]
+    S, O, G, n, E, P, A = ibuf[0], ibuf[1], ibuf[2], ibuf[3], ibuf[4], ibuf[5], ibuf[6]
     W = GI_COLUMNS + E
     i = HEADER
     seg_i = _matrix(ibuf, i, S, 3)
@@ -151,16 +159,18 @@ def unpack(ibuf, fbuf):
     vdata = _matrix(fbuf, f, n, N_VDATA)
     f += N_VDATA * n
     bounds = _matrix(fbuf, f, 4, n)
-    return ProblemViews(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds)
+    f += 4 * n
+    aux = fbuf[f : f + A]
+    return ProblemViews(seg_i, seg_f, out_seg, out_tf, gi, gf, gw, gt, vdata, bounds, aux)
 
 
 def views(ibuf: np.ndarray, fbuf: np.ndarray) -> ProblemViews:
     """The same views from Python (for filling the buffers), cut by `SECTIONS`."""
-    S, O, G, n, E, P = (int(x) for x in ibuf[:6])
+    S, O, G, n, E, P, A = (int(x) for x in ibuf[:7])
     start = {"i": HEADER, "f": 0}
     bufs = {"i": ibuf, "f": fbuf}
     out = {}
-    for name, buf, shape in _shapes(S, O, G, n, E, P):
+    for name, buf, shape in _shapes(S, O, G, n, E, P, A):
         size = int(np.prod(shape))
         out[name] = bufs[buf][start[buf] : start[buf] + size].reshape(shape)
         start[buf] += size

@@ -23,10 +23,11 @@ from bioik.problem.layout import RUN_SLOTS, STATS_SLOTS, sizes, views
 
 
 def structure_key(goals: Sequence[Goal]) -> tuple:
-    """What fixes a problem's layout (for one robot): goal classes, links read and
-    primary/secondary. Links that depend only on the robot (`BalanceGoal.links_for`) and
-    the parameter rows' lengths are fixed by the goal class."""
-    return tuple([(type(g), g.links, g.is_secondary, getattr(g, "variable", None)) for g in goals])
+    """What fixes a problem's layout (for one robot): goal classes, links read,
+    primary/secondary and what a goal adds (`Goal.layout_key`: a collision goal's scene).
+    Links that depend only on the robot (`BalanceGoal.links_for`) and the parameter rows'
+    lengths are fixed by the goal class."""
+    return tuple([(type(g), g.links, g.is_secondary, getattr(g, "variable", None), g.layout_key()) for g in goals])
 
 
 class Problem:
@@ -54,11 +55,17 @@ class Problem:
         S, O = program.n_segments, len(links)
         E = max(max(len(names) for names in goal_links) - 2, 0)
         P = max(max(len(g.params(robot)) for g in goals), N_PARAMS)
-        ni, nf = sizes(S, O, G, n, E, P)
+        blocks = [g.data(robot) for g in goals]
+        starts, A = [], 0
+        for block in blocks:
+            starts.append(-1 if block is None else A)
+            A += 0 if block is None else len(block)
+        ni, nf = sizes(S, O, G, n, E, P, A)
         self.ibuf = np.zeros(ni, dtype=np.int64)
         self.fbuf = np.zeros(nf)
-        self.ibuf[:6] = (S, O, G, n, E, P)
-        (seg_i, seg_f, out_seg, out_tf, self.gi, self.gf, self.gw, self.gt, self.vdata, self.bounds) = views(self.ibuf, self.fbuf)
+        self.ibuf[:7] = (S, O, G, n, E, P, A)
+        (seg_i, seg_f, out_seg, out_tf, self.gi, self.gf, self.gw, self.gt, self.vdata, self.bounds,
+         self.aux) = views(self.ibuf, self.fbuf)
         seg_i[:] = program.seg_i
         seg_f[:] = program.seg_f
         out_seg[:] = program.out_seg
@@ -69,8 +76,13 @@ class Problem:
             size = residual_size(g.kind, n, len(goal_links[k]))
             outs = [links.index(l) for l in goal_links[k]]
             outs += [-1] * (2 + E - len(outs))
-            self.gi[k] = (g.kind, outs[0], outs[1], int(g.is_secondary), row, size, *outs[2:])
+            self.gi[k] = (g.kind, outs[0], outs[1], int(g.is_secondary), row, size, starts[k], *outs[2:])
             row += size
+            if blocks[k] is not None:
+                self.aux[starts[k] : starts[k] + len(blocks[k])] = blocks[k]
+        #: Per goal: its data block's slice of aux and the `data_version` written there.
+        self._blocks = [None if b is None else slice(starts[k], starts[k] + len(b)) for k, b in enumerate(blocks)]
+        self._data_versions = [g.data_version() for g in goals]
         self.python_goals = [k for k, g in enumerate(goals) if g.kind == PYTHON]
         self.vdata[:] = joint_data(robot, robot.center())
         self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)
@@ -94,7 +106,8 @@ class Problem:
         p = object.__new__(Problem)
         p.__dict__.update(self.__dict__)
         p.ibuf, p.fbuf = self.ibuf.copy(), self.fbuf.copy()
-        (_, _, _, _, p.gi, p.gf, p.gw, p.gt, p.vdata, p.bounds) = views(p.ibuf, p.fbuf)
+        (_, _, _, _, p.gi, p.gf, p.gw, p.gt, p.vdata, p.bounds, p.aux) = views(p.ibuf, p.fbuf)
+        p._data_versions = list(self._data_versions)
         p.report, p.run, p.stats = self.report.copy(), self.run.copy(), self.stats.copy()
         p.goals, p._gf_rows, p._gt_rows = list(self.goals), list(p.gf), list(p.gt)
         p.template = self
@@ -120,6 +133,11 @@ class Problem:
             pt = getattr(g, "position_tolerance", tol)
             rt = getattr(g, "rotation_tolerance", tol)
             gt_rows[k][:] = (position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
+            if self._blocks[k] is not None:
+                version = g.data_version()
+                if version != self._data_versions[k]:
+                    g.write_data(robot, self.aux[self._blocks[k]])
+                    self._data_versions[k] = version
         self.goals = list(goals)
         if reference is not None:
             self.vdata[:, REFERENCE] = reference

@@ -69,17 +69,17 @@ def test_pose_fast_path_equals_the_goal_kernels(rng):
     p = bioik.problem.Problem(robot, goals)
     prob = unpack(p.ibuf, p.fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
+    gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     n = robot.dof
     frames, J = np.empty((len(p.links), 7)), np.empty((6 * len(p.links), n))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, np.empty((seg_i.shape[0], 7)), frames, J)
     R = 7 + 3 + 4 + n
     e, Je = np.empty(R), np.empty((R, n))
     r, Jr, scratch = np.empty(max(8, n)), np.empty((max(8, n), n)), np.empty((32, 3))
-    rows, E = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, False)
+    rows, E = stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, False)
     expected_e, expected_J = [], []
     for g in range(len(goals)):
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, True, scratch)
         expected_e.append(gw[g] * r[:d].copy())
         expected_J.append(gw[g] * Jr[:d].copy())
     assert rows == R

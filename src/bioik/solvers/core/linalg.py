@@ -90,7 +90,7 @@ def damped_step(Je, e, rows, n, lam, M, b, dq):
 
 
 @njit(**JIT)
-def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, secondary):
+def stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, secondary):
     """Weighted residuals w·r and their Jacobians of the primary (secondary=False) or the
     secondary goals, stacked into e and Je. Returns the number of rows and E = ½‖e‖².
 
@@ -132,7 +132,7 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, seco
                     Je[rows + 3, v] = h * (az * qw + ax * qy - ay * qx)
                 rows += 4
             continue
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, True, scratch)
         for i in range(d):
             e[rows + i] = w * r[i]
             for v in range(n):

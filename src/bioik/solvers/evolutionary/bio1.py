@@ -131,20 +131,20 @@ def pose_distances(gf, g, frames, o):
 @njit(**JIT)
 def context(ibuf, fbuf):
     """Everything `fitness` reads, as one tuple: (seg_i, seg_f, out_seg, out_tf, gi, gf,
-    gw, vdata, geo, seg, frames, J, r, Jr, scratch)."""
+    gw, vdata, aux, geo, seg, frames, J, r, Jr, scratch)."""
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.bounds
+    gi, gf, gw, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux, prob.bounds
     seg, frames, J, r, Jr, scratch, errors = kinematic_buffers(seg_i, out_seg, gi, bounds.shape[1])
     geo = chain_geometry(seg_i, seg_f, out_seg, out_tf, gi)
-    return (seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, geo, seg, frames, J, r, Jr, scratch)
+    return (seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, aux, geo, seg, frames, J, r, Jr, scratch)
 
 
 @njit(inline="always", **JIT)
 def fitness(ctx, x, rng, balanced):
     """Ω(f(x)) (4.3) with a fresh w ~ U[0, 1] (one draw per evaluation), or the balanced
     Ω̄ (4.16, w = ½) if `balanced`; exact FK."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, geo, seg, frames, J, r, Jr, scratch = ctx
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, aux, geo, seg, frames, J, r, Jr, scratch = ctx
     fk_frames(seg_i, seg_f, out_seg, out_tf, x, seg, frames)
     w = 0.5 if balanced else uniform(rng)
     total = 0.0
@@ -164,7 +164,7 @@ def fitness(ctx, x, rng, balanced):
                 delta = np.sqrt(bx * bx + by * by + bz * bz)
                 total += gw[g] * (w * rebalanced(d_t, geo[g, 3], delta) + (1.0 - w) * d_r)
         else:
-            size = goal_residual(gi, gf, g, frames, J, x, vdata, r, Jr, False, scratch)
+            size = goal_residual(gi, gf, g, frames, J, x, vdata, aux, r, Jr, False, scratch)
             s = 0.0
             for k in range(size):
                 s += r[k] * r[k]
@@ -386,9 +386,9 @@ def evaluate_population(ctx, X, fit, rng):
 @njit(**JIT)
 def accepted(ctx, x, gt, mode, errors):
     """The acceptance test of every solver, on exact FK and Jacobians at x."""
-    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, geo, seg, frames, J, r, Jr, scratch = ctx
+    seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, aux, geo, seg, frames, J, r, Jr, scratch = ctx
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)
-    return goal_errors(gi, gf, gt, frames, J, x, vdata, r, Jr, scratch, mode, errors)
+    return goal_errors(gi, gf, gt, frames, J, x, vdata, aux, r, Jr, scratch, mode, errors)
 
 
 # ---------------------------------------------------------------- the search [S Fig. 4.2]

@@ -68,7 +68,7 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
+    gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
@@ -98,11 +98,11 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
         c = it % chains
         qc = Q[c]
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, e, Je, False)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, False)
         if E < best_E:
             best_E = E
             best[:] = qc
-        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, aux, r, Jr, scratch, mode, errors):
             best[:] = qc
             success = True
             break

@@ -63,7 +63,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
+    gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
@@ -102,11 +102,11 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     success = False
     while True:
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, e, Je, False)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, False)
         if E < best_E:
             best_E = E
             best[:] = qc
-        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors):
+        if E <= E_max and goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, aux, r, Jr, scratch, mode, errors):
             best[:] = qc
             success = True
             break
@@ -124,7 +124,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
         if not damped_step(Je, e, rows, n, lam, M, b, dq):
             dq[:] = 0.0
         if has_secondary:  # secondary goals act in the null space of the primary ones
-            srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, r, Jr, scratch, es, Js, True)
+            srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, es, Js, True)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
         for i in range(n):
             x = qc[i] + dq[i]

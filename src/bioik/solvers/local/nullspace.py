@@ -59,7 +59,7 @@ def secondary_task(prob, kin, q, es, Js, has_secondary, gain, centre, b):
     n = q.shape[0]
     if has_secondary:
         _, frames, J, r, Jr, scratch, _ = kin
-        srows, _ = stack_residuals(prob.gi, prob.gf, prob.gw, frames, J, q, prob.vdata, r, Jr, scratch, es, Js, True)
+        srows, _ = stack_residuals(prob.gi, prob.gf, prob.gw, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, es, Js, True)
         for v in range(n):
             s = 0.0
             for i in range(srows):
@@ -95,7 +95,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gt, vdata, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.bounds
+    gi, gf, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gt, prob.vdata, prob.aux, prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     n = q.shape[0]
@@ -142,7 +142,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
                 qc[i] = min(max(best[i] + alpha * qdot[i], lo[i]), hi[i])
             for k in range(CORRECTIONS + 1):  # back onto the goal manifold: q += J⁺ξ
                 fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-                fresh = goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, r, Jr, scratch, mode, errors)
+                fresh = goal_errors(gi, gf, gt_inner, frames, J, qc, vdata, aux, r, Jr, scratch, mode, errors)
                 rows = twist_errors(gi, gf, frames, J, xi, Je)
                 if fresh or k == CORRECTIONS:
                     break

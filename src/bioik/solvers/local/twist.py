@@ -91,7 +91,7 @@ def twist_state(prob, kin, q, e, Je, gt, mode):
     E = 0.0
     for i in range(rows):
         E += e[i] * e[i]
-    return rows, E, goal_errors(prob.gi, prob.gf, gt, frames, J, q, prob.vdata, r, Jr, scratch, mode, errors)
+    return rows, E, goal_errors(prob.gi, prob.gf, gt, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, mode, errors)
 
 
 @njit(inline="always", **JIT)

@@ -81,7 +81,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     """
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata
+    gi, gf, gw, gt, vdata, aux = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux
     S, P, n = genes.shape
     C = int(settings[SETTING.child_count])
     evo_gens = int(settings[SETTING.memetic_evolution_gens])
@@ -147,9 +147,9 @@ def primary_cost(ibuf, fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, grad):
     and its gradient 2·Jₑᵀe → grad."""
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
+    gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)
-    rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, r, Jr, scratch, e, Je, False)
+    rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, aux, r, Jr, scratch, e, Je, False)
     for v in range(x.shape[0]):
         acc = 0.0
         for k in range(rows):

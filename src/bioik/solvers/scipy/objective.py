@@ -18,7 +18,7 @@ from numba import njit
 from threadpoolctl import ThreadpoolController
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import KIND, MAX_LINK_ROWS, OUT1, goal_residual
+from bioik.goals.kernels import KIND, MAX_LINK_ROWS, OUT1, SIZE, goal_residual
 from bioik.problem.layout import unpack
 from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
@@ -33,7 +33,7 @@ def make_buffers(problem: Problem) -> tuple:
     """Scratch arrays for `objective`, `residuals` and `goal_blocks` (reuse across calls)."""
     n = problem.robot.dof
     O, S = max(len(problem.links), 1), max(problem.program.n_segments, 1)
-    R = int(problem.gi[:, 5].sum()) + 1
+    R = int(problem.gi[:, SIZE].sum()) + 1
     m = max(MAX_LINK_ROWS, n)
     return (np.empty((S, 7)), np.empty((O, 7)), np.empty((6 * O, n)), np.empty(m), np.empty((m, n)),
             np.empty((4 * MAX_LINK_ROWS, 3)), np.empty(R), np.empty((R, n)))
@@ -43,18 +43,18 @@ def kinematics(q: np.ndarray, problem: Problem, buffers: tuple):
     """FK and link Jacobians at q into the buffers; returns the unpacked problem views."""
     prob = unpack(problem.ibuf, problem.fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
+    gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     seg, frames, J = buffers[0], buffers[1], buffers[2]
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
-    return gi, gf, gw, vdata
+    return gi, gf, gw, vdata, aux
 
 
 def residuals(q: np.ndarray, problem: Problem, buffers: tuple, secondary: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(e, Je): the stacked weighted residual of the primary (or secondary) compiled goals at
     q and its Jacobian ∂e/∂q (views into the buffers; ½‖e‖² is that part of the cost)."""
-    gi, gf, gw, vdata = kinematics(q, problem, buffers)
+    gi, gf, gw, vdata, aux = kinematics(q, problem, buffers)
     _, frames, J, r, Jr, scratch, e, Je = buffers
-    rows, _ = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, secondary)
+    rows, _ = stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, secondary)
     return e[:rows], Je[:rows]
 
 
@@ -63,7 +63,7 @@ def goal_blocks(q: np.ndarray, problem: Problem, buffers: tuple):
     (copies). Pose goals give their position rows (3) and quaternion rows (4) as in
     `stack_residuals` (quaternion difference q_E − ±q_G, sign-aligned, without the
     rotation scale); the caller splits them."""
-    gi, gf, gw, vdata = kinematics(q, problem, buffers)
+    gi, gf, gw, vdata, aux = kinematics(q, problem, buffers)
     _, frames, J, r, Jr, scratch, e, Je = buffers
     out = []
     for g in range(gi.shape[0]):
@@ -87,7 +87,7 @@ def goal_blocks(q: np.ndarray, problem: Problem, buffers: tuple):
                                                ay * qw + az * qx - ax * qz, az * qw + ax * qy - ay * qx]))
             out.append((g, kind, np.concatenate(parts_r), np.vstack(parts_J)))
             continue
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, r, Jr, True, scratch)
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, True, scratch)
         out.append((g, kind, r[:d].copy(), Jr[:d].copy()))
     return out
 
@@ -117,13 +117,13 @@ def compiled_cost(ibuf, fbuf, q, seg, frames, J, r, Jr, scratch, e, Je, grad):
     assembled from Python, which matters at millisecond timeouts)."""
     prob = unpack(ibuf, fbuf)
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
+    gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     n = q.shape[0]
     grad[:] = 0.0
     value = 0.0
     for secondary in (False, True):
-        rows, E = stack_residuals(gi, gf, gw, frames, J, q, vdata, r, Jr, scratch, e, Je, secondary)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, secondary)
         value += 2.0 * E
         for i in range(rows):
             for v in range(n):

@@ -247,7 +247,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     ex.J0. Returns (x passes the acceptance test, primary cost at x). seg: FK scratch;
     errors: the acceptance test's; lm_work: LM scratch (see `bio2_search`)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, lo, hi = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds[0], prob.bounds[1]
+    gi, gf, gw, gt, vdata, aux, lo, hi = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds[0], prob.bounds[1]
     x, frames, J, r, Jr, scratch = ex.x0, ex.frames0, ex.J0, gs.r, gs.Jr, gs.scratch
     e, Je, es, Js, M, b, dq, xt, ns = lm_work
     n = x.shape[0]
@@ -258,8 +258,8 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     stalls = 0
     for it in range(iterations + 1):
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, e, Je, False)
-        if goal_errors(gi, gf, gt, frames, J, xt, vdata, r, Jr, scratch, mode, errors):
+        rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, e, Je, False)
+        if goal_errors(gi, gf, gt, frames, J, xt, vdata, aux, r, Jr, scratch, mode, errors):
             for v in range(n):
                 x[v] = xt[v]
             return True, 2.0 * E
@@ -275,7 +275,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
         if not damped_step(Je, e, rows, n, lam, M, b, dq):
             break
         if has_secondary:
-            srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, r, Jr, scratch, es, Js, True)
+            srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, es, Js, True)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
         for v in range(n):
             xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])

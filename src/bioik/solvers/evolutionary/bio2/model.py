@@ -168,7 +168,7 @@ def pose_score(gi, models, off, row, out):
 def full_score(prob, ex, off, row, X, xrow, gs):
     """`pose_score` plus every other compiled goal (on the predicted frames) for the
     configuration X[xrow] with predicted offsets off[row] → gs.out (2,)."""
-    gi, gf, gw, vdata = prob.gi, prob.gf, prob.gw, prob.vdata
+    gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     frames0, work, out = ex.frames0, gs.work, gs.out
     pose_score(gi, ex.models, off, row, out)
     for o in range(frames0.shape[0]):
@@ -183,7 +183,7 @@ def full_score(prob, ex, off, row, X, xrow, gs):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION or kind == PYTHON:
             continue
-        size = goal_residual(gi, gf, g, work, ex.J0, q, vdata, r, gs.Jr, False, gs.scratch)
+        size = goal_residual(gi, gf, g, work, ex.J0, q, vdata, aux, r, gs.Jr, False, gs.scratch)
         c = 0.0
         for k in range(size):
             c += r[k] * r[k]

@@ -210,7 +210,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
     best configuration. Allocation-free, so compiled without reference counting (the
     population's views cost nothing per species)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
-    gi, gf, gw, gt, vdata, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.bounds
+    gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
     slo, shi = bounds[2], bounds[3]
     deadline, max_steps, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     P = int(settings[SETTING.population_size])
@@ -242,7 +242,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                 if variant == LM:  # its cost when the step starts, before the LM memetics
                     before[s] = fit[i, s, 0]
                 fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
-                if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, r, Jr, scratch, mode, errors):
+                if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, aux, r, Jr, scratch, mode, errors):
                     for v in range(n):
                         best[v] = x0[v]
                     success = True
