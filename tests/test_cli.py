@@ -37,3 +37,12 @@ def test_slow_preparation_says_it_is_compiling(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="bioik"):
         bioik.Solver(robot, "jac").solve([bioik.PositionGoal(robot.tips[0], [0.3, 0.0, 0.5])], max_iterations=1)
     assert any("compiling the jac kernels" in r.getMessage() for r in caplog.records)
+
+
+def test_info_collision_lists_spheres_per_link_and_allowed_pairs(capsys):
+    assert main(["info", "ur5", "--collision"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "collision spheres: " in out and "upper_arm_link" in out
+    lines = [line.split() for line in out.splitlines()]
+    assert ["upper_arm_link", "forearm_link", "adjacent"] in lines
+    assert ["base_link", "upper_arm_link", "never"] in lines

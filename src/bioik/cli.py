@@ -25,6 +25,24 @@ def cmd_info(args) -> None:
     print(f"{'variable':<32} {'lower':>9} {'upper':>9} {'velocity':>9}")
     for name, lo, hi, v in zip(robot.variable_names, robot.lower, robot.upper, robot.velocity):
         print(f"{name:<32} {lo:>9.4f} {hi:>9.4f} {v:>9.3f}")
+    if getattr(args, "collision", False):
+        _print_collision(robot)
+
+
+def _print_collision(robot) -> None:
+    """Spheres per link of the default sphere cover, then the allowed pairs with reasons."""
+    from bioik.collision import allowed_collisions, sphere_model
+
+    spheres = sphere_model(robot)
+    acm = allowed_collisions(robot)
+    print(f"collision spheres: {len(spheres)} on {len(spheres.links)} links")
+    for link, n in spheres.per_link().items():
+        print(f"  {link:<30} {n:>3}")
+    print(f"allowed collision pairs: {len(acm.pairs)} ({len(acm.checked)} pairs checked; "
+          f"always/never from {acm.samples} random configurations)")
+    order = {n: i for i, n in enumerate(acm.links)}
+    for (a, b), reason in sorted(acm.pairs.items(), key=lambda kv: (order[kv[0][0]], order[kv[0][1]])):
+        print(f"  {a:<30} {b:<30} {reason}")
 
 
 def cmd_fk(args) -> None:
@@ -103,7 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     sub.add_parser("robots", help="list the bundled robots").set_defaults(func=cmd_robots)
-    robot_command("info", cmd_info, "show a robot's joints, limits, tips and groups")
+    info = robot_command("info", cmd_info, "show a robot's joints, limits, tips and groups")
+    info.add_argument("--collision", action="store_true",
+                      help="also show the collision spheres per link and the allowed collision pairs with reasons")
     fk = robot_command("fk", cmd_fk, "forward kinematics: poses of links for a configuration")
     fk.add_argument("--q", type=float, nargs="+", help="joint values in variable order (default: zeros)")
     fk.add_argument("--link", action="append", help="link to report (repeatable; default: the tips)")

@@ -1,2 +1,17 @@
 """The robot's collision model: link geometry, conservative sphere covers for the compiled
 costs, allowed self-collision pairs, and exact checks against a scene with coal."""
+
+from bioik.collision.acm import AllowedCollisions, allowed_collisions
+from bioik.collision.spheres import SphereModel, sphere_model
+
+
+def __getattr__(name: str):
+    # the exact checker needs coal (pip install bioik[collision]); import it on first use
+    if name in ("CollisionChecker", "Contact"):
+        from bioik.collision import checker
+
+        return getattr(checker, name)
+    raise AttributeError(f"module 'bioik.collision' has no attribute {name!r}")
+
+
+__all__ = ["AllowedCollisions", "CollisionChecker", "Contact", "SphereModel", "allowed_collisions", "sphere_model"]

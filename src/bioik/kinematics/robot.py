@@ -37,8 +37,12 @@ class Robot:
         default_group: str | None = None,
         frozen: Mapping[str, float] | np.ndarray | None = None,
         source: str | None = None,
+        srdf: Any = None,
     ):
         self.model = model
+        #: The `bioik.model.srdf.SRDF` loaded with the robot (its disabled collision pairs
+        #: join the allowed-collision matrix), or None.
+        self.srdf = srdf
         self.groups: dict[str, Any] = dict(groups or {})
         self.default_group = default_group
         self.source = source
@@ -96,12 +100,14 @@ class Robot:
 
     def with_group(self, group: GroupSpec) -> Robot:
         """The same robot with another active group (frozen values kept)."""
-        return Robot(self.model, group, groups=self.groups, default_group=self.default_group, frozen=self.frozen, source=self.source)
+        return Robot(self.model, group, groups=self.groups, default_group=self.default_group, frozen=self.frozen, source=self.source,
+                     srdf=self.srdf)
 
     def with_frozen(self, values: Mapping[str, float]) -> Robot:
         """The same group with other values for the joints outside it."""
         frozen = _frozen(self.model, self.frozen, values)
-        return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source)
+        return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source,
+                     srdf=self.srdf)
 
     @property
     def group_spec(self) -> dict:

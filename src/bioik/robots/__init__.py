@@ -17,6 +17,7 @@ from bioik.kinematics.robot import Robot
 from bioik.model.group import GroupSpec
 from bioik.model.names import UnknownNameError, suggest
 from bioik.model.robot_model import RobotModel
+from bioik.model.srdf import parse_srdf
 from bioik.model.urdf import parse_urdf
 from bioik.model.urdf_source import looks_like_text
 from bioik.robots.catalog import ROBOTS
@@ -44,7 +45,8 @@ def snake(n: int, link_length: float | None = None, *, group: GroupSpec = None, 
 
 
 def load_robot(x: str | bytes | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None, *,
-               mesh_dirs: Sequence[str | os.PathLike] = (), allow_outside: bool = False) -> Robot:
+               mesh_dirs: Sequence[str | os.PathLike] = (), allow_outside: bool = False,
+               srdf: str | bytes | os.PathLike | None = None) -> Robot:
     """Load a robot: a bundled name (see `bioik.robots.names()`), ``snakeN`` (an N-joint
     chain, as `snake(N)`), a URDF path, URDF text or bytes, or a `RobotModel`.
 
@@ -55,7 +57,17 @@ def load_robot(x: str | bytes | Path | RobotModel, group: GroupSpec = None, froz
     a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
     "joints" and/or "tips". An unknown name raises UnknownNameError listing the closest
     bundled names.
+
+    srdf: an SRDF file or text (`bioik.model.srdf`), checked against the model and kept as
+    `robot.srdf`; its disabled collision pairs join the allowed-collision matrix.
     """
+    robot = _load(x, group, frozen, mesh_dirs, allow_outside)
+    if srdf is not None:
+        robot.srdf = parse_srdf(srdf, robot.model)
+    return robot
+
+
+def _load(x, group, frozen, mesh_dirs, allow_outside) -> Robot:
     if isinstance(x, RobotModel):
         return Robot(x, group, frozen=frozen)
     if isinstance(x, str) and x in ROBOTS:

@@ -1,0 +1,50 @@
+"""A small on-disk cache for collision models (sphere covers, allowed-collision matrices).
+
+Both are deterministic functions of a robot's geometry and a few parameters and cost up to
+a few seconds to compute, so they are kept in memory and, when a cache folder is writable,
+on disk: ``$BIOIK_CACHE_DIR``, else ``$XDG_CACHE_HOME/bioik``, else ``~/.cache/bioik``.
+Files are written whole through a temporary file and `os.replace`, so a reader never sees
+a half-written entry and concurrent writers of the same key are harmless. Any problem
+(read-only home, corrupt file) just means computing again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path:
+    """The folder for bioik's caches (not created here)."""
+    if os.environ.get("BIOIK_CACHE_DIR"):
+        return Path(os.environ["BIOIK_CACHE_DIR"]) / "collision"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bioik" / "collision"
+
+
+def load(kind: str, key: str) -> Any | None:
+    """The JSON value stored under (kind, key), or None."""
+    try:
+        return json.loads((cache_dir() / f"{kind}-{key}.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def store(kind: str, key: str, value: Any) -> None:
+    """Store a JSON value atomically; silently skipped if the folder is not writable."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{kind}-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(value, f)
+            os.replace(tmp, folder / f"{kind}-{key}.json")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass

@@ -1,0 +1,127 @@
+"""Each link's collision geometry in its own frame: trimesh meshes and primitive pieces.
+
+The sphere cover (`spheres`), the allowed-collision matrix (`acm`) and the exact checker
+(`checker`) all start from the URDF's `<collision>` elements; this module turns them into
+`Piece`s (one per element: a primitive with its parameters, or a loaded mesh, with its pose
+in the link frame) so each consumer can pick the form it needs: analytic parameters for the
+sphere cover and coal's primitives, triangle meshes for sampling and coal's BVH models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from bioik.errors import BioikError
+from bioik.model.robot_model import Geometry, Link, RobotModel
+
+
+class MeshNotFoundError(BioikError, FileNotFoundError):
+    """A link's collision mesh reference did not resolve to a file when the URDF was loaded."""
+
+
+@dataclass(frozen=True, eq=False)
+class Piece:
+    """One collision element of a link, in the link frame.
+
+    kind: "box" (size = full edge lengths), "cylinder" (radius, length along local z),
+    "sphere" (radius,) or "mesh" (`mesh` holds the scaled triangles in the element frame).
+    `origin` is the element's 4×4 pose in the link frame.
+    """
+
+    kind: str
+    origin: np.ndarray
+    size: tuple[float, ...]
+    mesh: trimesh.Trimesh | None = None
+
+    def trimesh(self) -> trimesh.Trimesh:
+        """The piece as a triangle mesh in the link frame (primitives inscribed in the true shape)."""
+        if self.kind == "box":
+            m = trimesh.creation.box(extents=self.size)
+        elif self.kind == "cylinder":
+            m = trimesh.creation.cylinder(radius=self.size[0], height=self.size[1], sections=48)
+        elif self.kind == "sphere":
+            m = trimesh.creation.icosphere(subdivisions=3, radius=self.size[0])
+        else:
+            m = self.mesh.copy()
+        m.apply_transform(self.origin)
+        return m
+
+    def vertices(self) -> np.ndarray:
+        """Points (link frame) whose convex hull contains the piece (mesh: its vertices)."""
+        if self.kind == "mesh":
+            v = self.mesh.vertices
+        elif self.kind == "box":
+            h = 0.5 * np.asarray(self.size)
+            v = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
+        else:  # circumscribed prism/box around cylinder and sphere
+            r = self.size[0]
+            hz = 0.5 * self.size[1] if self.kind == "cylinder" else r
+            a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+            ring = np.c_[np.cos(a), np.sin(a)] * (r / np.cos(np.pi / 16))
+            v = np.r_[np.c_[ring, np.full(16, -hz)], np.c_[ring, np.full(16, hz)]]
+        return v @ self.origin[:3, :3].T + self.origin[:3, 3]
+
+
+def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
+    if geometry.path is None or not Path(geometry.path).is_file():
+        raise MeshNotFoundError(
+            f"link {link.name!r}: collision mesh {geometry.filename!r} was not found when the URDF was loaded"
+            f"{'' if geometry.path is None else f' (resolved to {str(geometry.path)!r}, which no longer exists)'}; "
+            "expected a mesh file: pass its folder in load_robot(..., mesh_dirs=[...])")
+    return _read_mesh(str(geometry.path), tuple(float(s) for s in (geometry.size or (1.0, 1.0, 1.0))))
+
+
+@lru_cache(maxsize=64)
+def _read_mesh(path: str, scale: tuple[float, ...]) -> trimesh.Trimesh:
+    m = trimesh.load(path, force="mesh", process=True)
+    if len(m.faces) == 0:
+        raise ValueError(f"collision mesh {path!r} has no triangles")
+    s = np.ones(3) * np.asarray(scale, dtype=float) if len(scale) in (1, 3) else np.ones(3)
+    m.apply_scale(s) if np.allclose(s, s[0]) else m.apply_transform(np.diag([*s, 1.0]))
+    return m
+
+
+def link_pieces(link: Link) -> tuple[Piece, ...]:
+    """The link's collision elements as `Piece`s (meshes loaded and scaled).
+
+    MeshNotFoundError names the link and the file for a mesh reference that did not resolve.
+    """
+    out = []
+    for g in link.collision:
+        origin = np.asarray(g.origin, dtype=float)
+        if g.kind == "mesh":
+            out.append(Piece("mesh", origin, tuple(g.size), _load_mesh(link, g)))
+        elif g.kind in ("box", "cylinder", "sphere"):
+            out.append(Piece(g.kind, origin, tuple(float(s) for s in g.size)))
+        else:
+            raise ValueError(f"link {link.name!r}: unknown collision geometry kind {g.kind!r}")
+    return tuple(out)
+
+
+def collision_links(model: RobotModel) -> tuple[str, ...]:
+    """Names of the links with collision geometry, in the model's link order."""
+    return tuple(l.name for l in model.links if l.collision)
+
+
+def link_meshes(model: RobotModel) -> dict[str, trimesh.Trimesh]:
+    """Each link with collision geometry → all its elements as one mesh in the link frame."""
+    return {l.name: trimesh.util.concatenate([p.trimesh() for p in link_pieces(l)])
+            for l in model.links if l.collision}
+
+
+def geometry_digest(model: RobotModel) -> str:
+    """A hash of every link's collision geometry (mesh file contents included): a cache key."""
+    h = hashlib.sha256()
+    for l in model.links:
+        h.update(l.name.encode() + b"\0")
+        for g in l.collision:
+            h.update(g.kind.encode() + np.asarray(g.origin, dtype=float).tobytes() + np.asarray(g.size, dtype=float).tobytes())
+            if g.kind == "mesh" and g.path is not None and Path(g.path).is_file():
+                h.update(Path(g.path).read_bytes())
+    return h.hexdigest()[:24]
