@@ -61,7 +61,7 @@ def _sign(v):
     return 1.0 if v >= 0.0 else -1.0
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def box_sdf(x, y, z, hx, hy, hz):
     """Exact signed distance of the box |x| ≤ hx, |y| ≤ hy, |z| ≤ hz, and its gradient.
 
@@ -71,7 +71,8 @@ def box_sdf(x, y, z, hx, hy, hz):
     if qx > 0.0 or qy > 0.0 or qz > 0.0:
         ex, ey, ez = max(qx, 0.0), max(qy, 0.0), max(qz, 0.0)
         d = math.sqrt(ex * ex + ey * ey + ez * ez)
-        return d, _sign(x) * ex / d, _sign(y) * ey / d, _sign(z) * ez / d
+        inv = 1.0 / d
+        return d, math.copysign(ex * inv, x), math.copysign(ey * inv, y), math.copysign(ez * inv, z)
     # inside (or on the surface): the nearest face is the one with the largest q
     if qx >= qy and qx >= qz:
         return qx, _sign(x), 0.0, 0.0
@@ -80,16 +81,17 @@ def box_sdf(x, y, z, hx, hy, hz):
     return qz, 0.0, 0.0, _sign(z)
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def sphere_sdf(x, y, z, r):
     """|p| − r; at the centre the gradient is +z (any direction is as good)."""
     n = math.sqrt(x * x + y * y + z * z)
     if n == 0.0:
         return -r, 0.0, 0.0, 1.0
-    return n - r, x / n, y / n, z / n
+    inv = 1.0 / n
+    return n - r, x * inv, y * inv, z * inv
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def cylinder_sdf(x, y, z, r, hl):
     """Exact signed distance of the cylinder ρ ≤ r, |z| ≤ hl (ρ = √(x² + y²)): the box
     field in the (ρ, z) half plane, so the rim is a true Euclidean corner."""
@@ -109,7 +111,7 @@ def cylinder_sdf(x, y, z, r, hl):
     return qz, 0.0, 0.0, sz
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def capsule_sdf(x, y, z, r, hl):
     """Distance to the segment z ∈ [−hl, hl] on the z axis, minus r."""
     zc = min(max(z, -hl), hl)
@@ -117,10 +119,11 @@ def capsule_sdf(x, y, z, r, hl):
     n = math.sqrt(x * x + y * y + dz * dz)
     if n == 0.0:
         return -r, 1.0, 0.0, 0.0
-    return n - r, x / n, y / n, dz / n
+    inv = 1.0 / n
+    return n - r, x * inv, y * inv, dz * inv
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def grid_sdf(data, off, nx, ny, nz, ox, oy, oz, h, inv_h, x, y, z):
     """Trilinear interpolation of the grid at data[off:] (node (i, j, k) at o + h·(i, j, k))
     and the derivative of that interpolant.
@@ -183,7 +186,7 @@ def obstacle_count(data):
     return int(data[H_COUNT])
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def obstacle_sdf(data, rec, x, y, z):
     """Signed distance and world gradient of the obstacle whose record starts at rec."""
     # world → local
@@ -213,7 +216,7 @@ def obstacle_sdf(data, rec, x, y, z):
     return d, wx, wy, wz
 
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def scene_distance(data, x, y, z, cutoff, mask):
     """Minimum signed distance over the scene's obstacles at world point (x, y, z), and the
     world gradient of the nearest obstacle's field there.
@@ -230,9 +233,10 @@ def scene_distance(data, x, y, z, cutoff, mask):
         cx = x - data[rec + R_CENTRE]
         cy = y - data[rec + R_CENTRE + 1]
         cz = z - data[rec + R_CENTRE + 2]
-        # the field is ≥ |p − c| − radius (every surface point lies in the sphere)
-        lb = math.sqrt(cx * cx + cy * cy + cz * cz) - data[rec + R_RADIUS]
-        if lb >= best:
+        # the field is ≥ |p − c| − radius (every surface point lies in the sphere), so the
+        # obstacle cannot win when |p − c| ≥ best + radius (compared squared: no sqrt)
+        reach = best + data[rec + R_RADIUS]
+        if reach <= 0.0 or cx * cx + cy * cy + cz * cz >= reach * reach:
             continue
         d, gx, gy, gz = obstacle_sdf(data, rec, x, y, z)
         if d < best:
