@@ -196,7 +196,9 @@ class Scene:
             return None
         kept = self._grids.get(name)
         if kept is None or kept[0] is not obstacle.shape:
-            kept = (obstacle.shape, grid_for(obstacle.shape))
+            # one shape under several names shares one grid (stored once in the blob)
+            same = next((k for k in self._grids.values() if k[0] is obstacle.shape), None)
+            kept = same or (obstacle.shape, grid_for(obstacle.shape))
             self._grids[name] = kept
         return kept[1]
 
