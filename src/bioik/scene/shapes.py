@@ -3,7 +3,10 @@
 Primitives follow URDF conventions: a box is centred on its frame; a cylinder and a
 capsule run along the frame's z axis, centred on the origin (`length` is the straight
 part; a capsule adds hemispherical caps of `radius` at both ends). A `Solid` is a closed
-triangle mesh (watertight, consistently wound) with an inside and an outside.
+triangle mesh (watertight) with an inside and an outside; a `Surface` is any triangle
+mesh taken as an infinitely thin sheet (its distance is unsigned, never negative). Both
+get their distance from a grid (`bioik.scene.grid`); `resolution` (metres) overrides the
+grid's default spacing.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import trimesh
+
+from bioik.scene.errors import SceneError
 
 
 def _positive(value: float, what: str, shape: str) -> float:
@@ -83,15 +88,68 @@ class Capsule:
         return trimesh.creation.capsule(height=self.length, radius=self.radius, count=(32, 32))
 
 
+def _mesh_label(mesh) -> str:
+    """How an error names a mesh: its file if trimesh recorded one, else its size."""
+    name = getattr(mesh, "metadata", {}).get("file_name") if isinstance(mesh, trimesh.Trimesh) else None
+    if name:
+        return repr(name)
+    return f"with {len(mesh.faces)} faces" if isinstance(mesh, trimesh.Trimesh) else repr(mesh)
+
+
+def _resolution(value, shape: str) -> float | None:
+    return None if value is None else _positive(value, "resolution", shape)
+
+
+def _mesh(mesh, shape: str) -> trimesh.Trimesh:
+    if not isinstance(mesh, trimesh.Trimesh):
+        raise TypeError(f"{shape}: mesh must be a trimesh.Trimesh; got {type(mesh).__name__}")
+    if len(mesh.faces) == 0:
+        raise ValueError(f"{shape}: the mesh {_mesh_label(mesh)} has no faces")
+    if not np.all(np.isfinite(mesh.vertices)):
+        raise ValueError(f"{shape}: the mesh {_mesh_label(mesh)} has non-finite vertices")
+    return mesh
+
+
 @dataclass(frozen=True, eq=False)
 class Solid:
     """A closed triangle mesh in its own frame (any file trimesh loads, or a boolean of
-    shapes); its signed distance comes from a grid (`bioik.scene.grid`)."""
+    shapes); its signed distance comes from a grid (`bioik.scene.grid`) of spacing
+    `resolution` (metres; None: the default rule there).
+
+    The mesh must be watertight: an open mesh has no inside, so it is refused with a
+    ValueError pointing at `Surface` (`Scene.add_mesh(..., solid=False)`)."""
 
     mesh: trimesh.Trimesh
+    resolution: float | None = None
+
+    def __post_init__(self):
+        _mesh(self.mesh, "Solid")
+        if not self.mesh.is_watertight:
+            raise SceneError(
+                f"Solid: the mesh {_mesh_label(self.mesh)} is not watertight, so it has no inside; "
+                "to treat it as a thin surface (unsigned distance, never negative) pass solid=False "
+                "to Scene.add_mesh (or use bioik.scene.Surface)"
+            )
+        object.__setattr__(self, "resolution", _resolution(self.resolution, "Solid"))
 
     def trimesh(self) -> trimesh.Trimesh:
         return self.mesh
 
 
-Shape = Box | Sphere | Cylinder | Capsule | Solid
+@dataclass(frozen=True, eq=False)
+class Surface:
+    """A triangle mesh taken as a thin sheet (need not be closed): its distance is the
+    unsigned distance to the triangles, from a grid like a `Solid`'s."""
+
+    mesh: trimesh.Trimesh
+    resolution: float | None = None
+
+    def __post_init__(self):
+        _mesh(self.mesh, "Surface")
+        object.__setattr__(self, "resolution", _resolution(self.resolution, "Surface"))
+
+    def trimesh(self) -> trimesh.Trimesh:
+        return self.mesh
+
+
+Shape = Box | Sphere | Cylinder | Capsule | Solid | Surface

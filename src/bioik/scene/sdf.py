@@ -1,0 +1,262 @@
+"""Compiled signed distances of a scene: the primitives' exact fields, grid lookups, and
+`scene_distance`, the kernel collision code compiles against.
+
+Every function here is a pure `njit` function (no allocation, no global state), so any
+number of threads may call them at once. Distances are NEGATIVE INSIDE an obstacle.
+Gradients are unit vectors for the primitives (the field is exact, so its gradient has
+norm 1 wherever it exists; on a ridge one side is chosen). For grids the gradient is the
+derivative of the trilinear interpolant — the true derivative of the returned distance,
+which an optimiser needs — whose norm is 1 only up to the interpolation error.
+
+The packed blob (`Scene.pack()`): ONE float64 1-D array; every offset in it is relative
+to its first element, so it may be copied into a bigger buffer and handed over as a
+contiguous slice.
+
+    header (HEADER = 8):   count, REC, FORMAT, layout_version, total length, 0, 0, 0
+    records (count × REC), record k at HEADER + k·REC (k = the obstacle's insertion index):
+        0        kind: BOX, SPHERE, CYLINDER, CAPSULE or GRID
+        1..12    world→local transform, 3×4 row-major [R | t]: local = R·world + t
+        13..16   bounding sphere in world coordinates: centre (3), radius
+        17..20   shape parameters: box half extents (3); sphere radius; cylinder and
+                 capsule radius, half length
+        21       GRID: offset of its values (relative to the blob start)
+        22..24   GRID: node counts nx, ny, nz (values C-ordered, index (i·ny + j)·nz + k)
+        25..27   GRID: local position of node (0, 0, 0)
+        28, 29   GRID: node spacing h, 1/h
+        30, 31   reserved (0)
+    grid values, each grid's block at its record's offset (a grid shared by several
+    obstacles is stored once)
+
+A grid's bounding sphere encloses its whole node box (not just the mesh), and its values
+on the box faces are positive (the padding), so the outside extension below never drops
+under the sphere's lower bound and culling stays exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from bioik.kinematics.frames import JIT
+
+HEADER = 8
+REC = 32
+FORMAT = 1
+#: Header slots.
+H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH = range(5)
+#: Record slots.
+R_KIND, R_XFORM, R_CENTRE, R_RADIUS, R_PARAMS = 0, 1, 13, 16, 17
+R_GRID_OFFSET, R_GRID_DIMS, R_GRID_ORIGIN, R_GRID_H, R_GRID_INV_H = 21, 22, 25, 28, 29
+#: Obstacle kinds.
+BOX, SPHERE, CYLINDER, CAPSULE, GRID = 1, 2, 3, 4, 5
+#: Obstacles a mask can skip (bit k of an int64, sign bit left alone).
+MASK_BITS = 63
+
+
+@njit(inline="always", **JIT)
+def _sign(v):
+    """±1 with +1 at 0: a side has to be chosen on a symmetry plane."""
+    return 1.0 if v >= 0.0 else -1.0
+
+
+@njit(inline="always", **JIT)
+def box_sdf(x, y, z, hx, hy, hz):
+    """Exact signed distance of the box |x| ≤ hx, |y| ≤ hy, |z| ≤ hz, and its gradient.
+
+    Outside: the Euclidean length of the excess over the faces (the true distance to the
+    nearest face, edge or corner). Inside: minus the distance to the nearest face."""
+    qx, qy, qz = abs(x) - hx, abs(y) - hy, abs(z) - hz
+    if qx > 0.0 or qy > 0.0 or qz > 0.0:
+        ex, ey, ez = max(qx, 0.0), max(qy, 0.0), max(qz, 0.0)
+        d = math.sqrt(ex * ex + ey * ey + ez * ez)
+        inv = 1.0 / d
+        return d, math.copysign(ex * inv, x), math.copysign(ey * inv, y), math.copysign(ez * inv, z)
+    # inside (or on the surface): the nearest face is the one with the largest q
+    if qx >= qy and qx >= qz:
+        return qx, _sign(x), 0.0, 0.0
+    if qy >= qz:
+        return qy, 0.0, _sign(y), 0.0
+    return qz, 0.0, 0.0, _sign(z)
+
+
+@njit(inline="always", **JIT)
+def sphere_sdf(x, y, z, r):
+    """|p| − r; at the centre the gradient is +z (any direction is as good)."""
+    n = math.sqrt(x * x + y * y + z * z)
+    if n == 0.0:
+        return -r, 0.0, 0.0, 1.0
+    inv = 1.0 / n
+    return n - r, x * inv, y * inv, z * inv
+
+
+@njit(inline="always", **JIT)
+def cylinder_sdf(x, y, z, r, hl):
+    """Exact signed distance of the cylinder ρ ≤ r, |z| ≤ hl (ρ = √(x² + y²)): the box
+    field in the (ρ, z) half plane, so the rim is a true Euclidean corner."""
+    rho = math.sqrt(x * x + y * y)
+    if rho > 0.0:
+        ux, uy = x / rho, y / rho
+    else:
+        ux, uy = 1.0, 0.0  # on the axis any radial direction will do
+    qr, qz = rho - r, abs(z) - hl
+    sz = _sign(z)
+    if qr > 0.0 or qz > 0.0:
+        er, ez = max(qr, 0.0), max(qz, 0.0)
+        d = math.sqrt(er * er + ez * ez)
+        return d, ux * er / d, uy * er / d, sz * ez / d
+    if qr >= qz:
+        return qr, ux, uy, 0.0
+    return qz, 0.0, 0.0, sz
+
+
+@njit(inline="always", **JIT)
+def capsule_sdf(x, y, z, r, hl):
+    """Distance to the segment z ∈ [−hl, hl] on the z axis, minus r."""
+    zc = min(max(z, -hl), hl)
+    dz = z - zc
+    n = math.sqrt(x * x + y * y + dz * dz)
+    if n == 0.0:
+        return -r, 1.0, 0.0, 0.0
+    inv = 1.0 / n
+    return n - r, x * inv, y * inv, dz * inv
+
+
+@njit(inline="always", **JIT)
+def grid_sdf(data, off, nx, ny, nz, ox, oy, oz, h, inv_h, x, y, z):
+    """Trilinear interpolation of the grid at data[off:] (node (i, j, k) at o + h·(i, j, k))
+    and the derivative of that interpolant.
+
+    Outside the node box the value is the interpolant at the clamped point q plus |p − q|:
+    continuous across the box faces and growing like a distance, but neither an upper nor
+    a lower bound of the true field there (the box's padding keeps it positive). Its
+    gradient is the interpolant's along the free axes plus (p − q)/|p − q|."""
+    u = (x - ox) * inv_h
+    v = (y - oy) * inv_h
+    w = (z - oz) * inv_h
+    # clamp to the node box, remembering how far out (in cells) and along which axes
+    mx, my, mz = nx - 1.0, ny - 1.0, nz - 1.0
+    cu = min(max(u, 0.0), mx)
+    cv = min(max(v, 0.0), my)
+    cw = min(max(w, 0.0), mz)
+    i = min(int(cu), nx - 2)
+    j = min(int(cv), ny - 2)
+    k = min(int(cw), nz - 2)
+    tx, ty, tz = cu - i, cv - j, cw - k
+    sy, sx = nz, ny * nz
+    b = off + i * sx + j * sy + k
+    c000, c001 = data[b], data[b + 1]
+    c010, c011 = data[b + sy], data[b + sy + 1]
+    c100, c101 = data[b + sx], data[b + sx + 1]
+    c110, c111 = data[b + sx + sy], data[b + sx + sy + 1]
+    # interpolate along z, then y, then x; the partials follow the same tree
+    c00 = c000 + tz * (c001 - c000)
+    c01 = c010 + tz * (c011 - c010)
+    c10 = c100 + tz * (c101 - c100)
+    c11 = c110 + tz * (c111 - c110)
+    c0 = c00 + ty * (c01 - c00)
+    c1 = c10 + ty * (c11 - c10)
+    d = c0 + tx * (c1 - c0)
+    gx = (c1 - c0) * inv_h
+    gy = ((1.0 - tx) * (c01 - c00) + tx * (c11 - c10)) * inv_h
+    d0z = (1.0 - ty) * (c001 - c000) + ty * (c011 - c010)
+    d1z = (1.0 - ty) * (c101 - c100) + ty * (c111 - c110)
+    gz = ((1.0 - tx) * d0z + tx * d1z) * inv_h
+    eu, ev, ew = u - cu, v - cv, w - cw
+    if eu != 0.0 or ev != 0.0 or ew != 0.0:
+        # outside: the clamped axes lose their interpolant slope, the excess adds a distance
+        e = math.sqrt(eu * eu + ev * ev + ew * ew)
+        if eu != 0.0:
+            gx = 0.0
+        if ev != 0.0:
+            gy = 0.0
+        if ew != 0.0:
+            gz = 0.0
+        d += e * h
+        gx += eu / e
+        gy += ev / e
+        gz += ew / e
+    return d, gx, gy, gz
+
+
+@njit(inline="always", **JIT)
+def obstacle_count(data):
+    """Number of obstacles in a packed scene."""
+    return int(data[H_COUNT])
+
+
+@njit(inline="always", **JIT)
+def obstacle_sdf(data, rec, x, y, z):
+    """Signed distance and world gradient of the obstacle whose record starts at rec."""
+    # world → local
+    lx = data[rec + 1] * x + data[rec + 2] * y + data[rec + 3] * z + data[rec + 4]
+    ly = data[rec + 5] * x + data[rec + 6] * y + data[rec + 7] * z + data[rec + 8]
+    lz = data[rec + 9] * x + data[rec + 10] * y + data[rec + 11] * z + data[rec + 12]
+    kind = data[rec + R_KIND]
+    p = rec + R_PARAMS
+    if kind == BOX:
+        d, gx, gy, gz = box_sdf(lx, ly, lz, data[p], data[p + 1], data[p + 2])
+    elif kind == SPHERE:
+        d, gx, gy, gz = sphere_sdf(lx, ly, lz, data[p])
+    elif kind == CYLINDER:
+        d, gx, gy, gz = cylinder_sdf(lx, ly, lz, data[p], data[p + 1])
+    elif kind == CAPSULE:
+        d, gx, gy, gz = capsule_sdf(lx, ly, lz, data[p], data[p + 1])
+    else:
+        g = rec + R_GRID_OFFSET
+        d, gx, gy, gz = grid_sdf(
+            data, int(data[g]), int(data[g + 1]), int(data[g + 2]), int(data[g + 3]),
+            data[g + 4], data[g + 5], data[g + 6], data[g + 7], data[g + 8], lx, ly, lz,
+        )
+    # local gradient → world: the transpose of the world→local rotation
+    wx = data[rec + 1] * gx + data[rec + 5] * gy + data[rec + 9] * gz
+    wy = data[rec + 2] * gx + data[rec + 6] * gy + data[rec + 10] * gz
+    wz = data[rec + 3] * gx + data[rec + 7] * gy + data[rec + 11] * gz
+    return d, wx, wy, wz
+
+
+@njit(inline="always", **JIT)
+def scene_distance(data, x, y, z, cutoff, mask):
+    """Minimum signed distance over the scene's obstacles at world point (x, y, z), and the
+    world gradient of the nearest obstacle's field there.
+
+    Obstacle k < 63 is ignored when (mask >> k) & 1. An obstacle whose bounding sphere
+    proves it no nearer than the best so far (at first `cutoff`) is skipped, so the exact
+    minimum comes back whenever it is < cutoff, and (cutoff, 0, 0, 0) when nothing is."""
+    best, bx, by, bz = cutoff, 0.0, 0.0, 0.0
+    n = int(data[H_COUNT])
+    for k in range(n):
+        if k < MASK_BITS and (mask >> k) & 1:
+            continue
+        rec = HEADER + k * REC
+        cx = x - data[rec + R_CENTRE]
+        cy = y - data[rec + R_CENTRE + 1]
+        cz = z - data[rec + R_CENTRE + 2]
+        # the field is ≥ |p − c| − radius (every surface point lies in the sphere), so the
+        # obstacle cannot win when |p − c| ≥ best + radius (compared squared: no sqrt)
+        reach = best + data[rec + R_RADIUS]
+        if reach <= 0.0 or cx * cx + cy * cy + cz * cz >= reach * reach:
+            continue
+        d, gx, gy, gz = obstacle_sdf(data, rec, x, y, z)
+        if d < best:
+            best, bx, by, bz = d, gx, gy, gz
+    return best, bx, by, bz
+
+
+@njit(**JIT)
+def scene_distances(data, points, cutoff, mask, d, grad):
+    """`scene_distance` at every row of points (N, 3), into d (N,) and grad (N, 3)."""
+    for i in range(points.shape[0]):
+        d[i], grad[i, 0], grad[i, 1], grad[i, 2] = scene_distance(
+            data, points[i, 0], points[i, 1], points[i, 2], cutoff, mask
+        )
+
+
+def distances(data: np.ndarray, points: np.ndarray, cutoff: float = np.inf, mask: int = 0):
+    """Python convenience: (d (N,), grad (N, 3)) of a packed scene at points (N, 3)."""
+    pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    d = np.empty(len(pts))
+    g = np.empty((len(pts), 3))
+    scene_distances(np.ascontiguousarray(data, dtype=np.float64), pts, float(cutoff), np.int64(mask), d, g)
+    return d, g

@@ -1,0 +1,94 @@
+"""Mesh grids: accuracy within the documented bound, signs, the resolution rule, the disk
+cache (hit, corrupt file), and open meshes."""
+
+import numpy as np
+import pytest
+import trimesh
+
+from bioik.scene import SceneError, Solid, Surface, grid
+from bioik.scene.grid import build_grid, cache_dir, default_resolution, grid_for
+
+SQRT3 = np.sqrt(3.0)
+
+
+def _check_bound(mesh, g, rng, n=1500):
+    lo, hi = g.origin, g.origin + (np.array(g.values.shape) - 1) * g.spacing
+    p = rng.uniform(lo, hi, (n, 3))
+    d, _ = g.distance(p)
+    ref = -trimesh.proximity.signed_distance(mesh, p)
+    err = np.abs(d - ref)
+    h = g.spacing
+    near = np.abs(ref) < (grid.BAND - SQRT3) * h
+    assert err.max() <= 1.5 * SQRT3 * h
+    assert err[near].max() <= SQRT3 / 2 * h
+    return d, ref
+
+
+def test_torus_grid_is_within_the_documented_bound_and_signed():
+    mesh = trimesh.creation.torus(major_radius=0.3, minor_radius=0.08, major_sections=48, minor_sections=24)
+    g = build_grid(mesh, 0.02)
+    d, ref = _check_bound(mesh, g, np.random.default_rng(0))
+    assert np.all(np.sign(d[np.abs(ref) > 0.03]) == np.sign(ref[np.abs(ref) > 0.03]))
+
+
+def test_lattice_aligned_box_gets_correct_signs_despite_columns_through_its_edges():
+    mesh = trimesh.creation.box(extents=(0.4, 0.4, 0.4))  # vertices on grid nodes
+    g = build_grid(mesh, 0.05)
+    assert g.values[tuple(np.array(g.values.shape) // 2)] == pytest.approx(-0.2)
+    _check_bound(mesh, g, np.random.default_rng(1), n=800)
+
+
+def test_default_resolution_rule_and_memory():
+    mesh = trimesh.creation.box(extents=(1.0, 0.5, 0.2))
+    assert default_resolution(mesh) == pytest.approx(1.0 / grid.DEFAULT_CELLS)
+    g = grid_for(Solid(mesh, resolution=0.05))
+    assert g.spacing == 0.05 and g.values.shape == (29, 19, 13)  # extent/h + 2·4 + 1
+    # the default grid of a 1 m object stays far below 64 MB
+    cells = grid.DEFAULT_CELLS + 2 * grid.PADDING + 1
+    assert cells**3 * 8 <= 64 * 2**20
+
+
+def test_too_fine_an_explicit_resolution_is_refused():
+    with pytest.raises(SceneError, match="coarser resolution"):
+        build_grid(trimesh.creation.box(extents=(1.0, 1.0, 1.0)), 1e-4)
+
+
+def test_open_mesh_is_refused_as_solid_and_is_unsigned_as_surface():
+    sheet = trimesh.Trimesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], [[0, 1, 2], [1, 3, 2]])
+    with pytest.raises(SceneError, match="not watertight.*solid=False"):
+        Solid(sheet)
+    g = grid_for(Surface(sheet, resolution=0.05))
+    assert not g.signed and (g.values >= 0).all()
+    d, _ = g.distance([[0.5, 0.5, 0.1], [0.5, 0.5, -0.2]])
+    assert d == pytest.approx([0.1, 0.2], abs=SQRT3 / 2 * 0.05)
+
+
+def test_cache_second_build_loads_and_a_corrupt_file_is_rebuilt(monkeypatch):
+    solid = Solid(trimesh.creation.icosphere(subdivisions=2, radius=0.2), resolution=0.04)
+    calls = []
+    real = grid.build_grid
+    monkeypatch.setattr(grid, "build_grid", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = grid_for(solid)
+    files = list(cache_dir().glob("*.npz"))
+    assert len(calls) == 1 and len(files) == 1
+    assert not list(cache_dir().glob("*.tmp"))  # written atomically, nothing left behind
+    second = grid_for(solid)
+    assert len(calls) == 1 and np.array_equal(first.values, second.values)
+    for junk in (b"not a zip file", files[0].read_bytes()[:200]):
+        files[0].write_bytes(junk)
+        again = grid_for(solid)
+        assert np.array_equal(again.values, first.values)
+    assert len(calls) == 3
+    assert grid_for(solid) is not None and len(calls) == 3  # the rebuilt file is good again
+
+
+def test_cache_key_depends_on_mesh_and_resolution_and_cache_dir_env(monkeypatch, tmp_path):
+    mesh = trimesh.creation.box(extents=(0.2, 0.2, 0.2))
+    moved = mesh.copy()
+    moved.apply_translation([0.01, 0, 0])
+    keys = {grid.cache_key(m, h, 4, True) for m in (mesh, moved) for h in (0.01, 0.02)}
+    assert len(keys) == 4
+    assert grid.cache_key(mesh, 0.01, 4, True) != grid.cache_key(mesh, 0.01, 4, False)
+    monkeypatch.delenv("BIOIK_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "bioik" / "sdf"
