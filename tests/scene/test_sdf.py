@@ -22,9 +22,9 @@ def _field(kind, params):
 CASES = [
     # kind, params, reference mesh, how far the mesh is from the true surface (sagitta)
     ("box", (0.3, 0.2, 0.1), lambda: trimesh.creation.box(extents=(0.6, 0.4, 0.2)), 1e-9),
-    ("sphere", (0.25,), lambda: trimesh.creation.icosphere(subdivisions=5, radius=0.25), 0.25 * 1.3e-3),
+    ("sphere", (0.25,), lambda: trimesh.creation.icosphere(subdivisions=4, radius=0.25), 0.25 * 5e-3),
     ("cylinder", (0.2, 0.3), lambda: trimesh.creation.cylinder(radius=0.2, height=0.6, sections=512), 0.2 * (1 - np.cos(np.pi / 512))),
-    ("capsule", (0.1, 0.2), lambda: trimesh.creation.capsule(height=0.4, radius=0.1, count=(256, 256)), 0.1 * 3e-4),
+    ("capsule", (0.1, 0.2), lambda: trimesh.creation.capsule(height=0.4, radius=0.1, count=(64, 64)), 0.1 * (1 - np.cos(np.pi / 32))),
 ]
 
 

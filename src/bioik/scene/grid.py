@@ -22,8 +22,9 @@ call, peak memory ≈ 26 bytes per node, 3.3× the grid itself):
   3. signs (Solid only): parity of crossings along each z column of nodes (the column is
      shifted by ~1e-6·h so it misses edges and vertices); a column with an odd count or a
      grazing hit is settled by `trimesh`'s `mesh.contains` instead.
-A ~1 m hollow tank (644 faces, 129×129×129 nodes) builds in ≈ 0.3 s
-(`python benchmarks/sdf.py`, 2-core container); a cache hit loads in milliseconds.
+A ~1 m hollow tank (772 faces, 129×129×129 nodes, h = 8.3 mm) builds in ≈ 1.0–1.6 s
+(`PYTHONPATH=src python benchmarks/sdf.py`, a shared 2-core AMD EPYC container; most of
+it is step 1, ~85 M point–triangle tests); a cache hit loads in milliseconds.
 
 Error bound: for a 1-Lipschitz field, trilinear interpolation errs by at most (√3/2)·h
 (the weights' mean distance to the corners, Σwᵢ|vᵢ − p| ≤ √(Σwᵢ|vᵢ − p|²) ≤ √3/2·h) plus
