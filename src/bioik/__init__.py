@@ -19,10 +19,20 @@ from bioik.problem import Problem  # noqa: E402
 from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik  # noqa: E402
 from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
 from bioik.robots import load_robot  # noqa: E402
+from bioik.scene import Scene, SceneError  # noqa: E402
 from bioik.rollout import Rollout, rollout  # noqa: E402
 from bioik.track import TrackResult, track  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["BioikError", "Problem", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "solve", "track", "TrackResult", "rollout", "Rollout",
+__all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "solve", "track", "TrackResult", "rollout", "Rollout",
            "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
+
+
+def __getattr__(name: str):
+    # the exact collision checker needs coal (pip install bioik[collision]): imported on first use
+    if name in ("CollisionChecker", "Contact"):
+        from bioik.collision import checker
+
+        return getattr(checker, name)
+    raise AttributeError(f"module 'bioik' has no attribute {name!r}")

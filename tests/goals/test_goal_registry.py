@@ -31,7 +31,7 @@ from bioik.kinematics.frames import JIT
 CODES = {
     "PositionGoal": 1, "OrientationGoal": 2, "PoseGoal": 3, "LookAtGoal": 4, "DirectionGoal": 5,
     "LineGoal": 6, "ConeGoal": 7, "SideGoal": 8, "MinDistanceGoal": 9, "MaxDistanceGoal": 10,
-    "RCMGoal": 11, "BalanceGoal": 12, "JointVariableGoal": 20, "CenterJointsGoal": 21,
+    "RCMGoal": 11, "BalanceGoal": 12, "CollisionAvoidanceGoal": 13, "JointVariableGoal": 20, "CenterJointsGoal": 21,
     "AvoidJointLimitsGoal": 22, "MinimalDisplacementGoal": 23,
 }
 
@@ -42,6 +42,12 @@ def _pose(rng) -> np.ndarray:
 
 
 #: One goal of every compiled kind (and the robot it is built on): a new goal adds its own.
+def _wall() -> bioik.Scene:
+    scene = bioik.Scene()
+    scene.add_box("wall", (0.1, 2.0, 2.0), np.array([[1, 0, 0, 0.35], [0, 1, 0, 0], [0, 0, 1, 0.3], [0, 0, 0, 1.0]]))
+    return scene
+
+
 EXAMPLES = {
     "PositionGoal": (tree, lambda rng: bioik.PositionGoal("tip_a", rng.normal(size=3))),
     "OrientationGoal": (tree, lambda rng: bioik.OrientationGoal("tip_a", _pose(rng)[:3, :3])),
@@ -56,6 +62,8 @@ EXAMPLES = {
     "MaxDistanceGoal": (tree, lambda rng: bioik.MaxDistanceGoal("tip_a", rng.normal(size=3) + 3.0, 0.1)),
     "RCMGoal": (tree, lambda rng: bioik.RCMGoal(("l2", "l3", "tip_a"), rng.normal(size=3))),
     "BalanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.BalanceGoal(rng.normal(size=3), rng.normal(size=3))),
+    "CollisionAvoidanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.CollisionAvoidanceGoal(_wall(), margin=0.02,
+                                                                                              self_collision=False)),
     "JointVariableGoal": (tree, lambda rng: bioik.JointVariableGoal("j3", 0.4 * rng.uniform(-1, 1))),
     "CenterJointsGoal": (tree, lambda rng: bioik.CenterJointsGoal()),
     "AvoidJointLimitsGoal": (tree, lambda rng: bioik.AvoidJointLimitsGoal()),

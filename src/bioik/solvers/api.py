@@ -23,12 +23,14 @@ import numpy as np
 from bioik._kernel_cache import compiled_entry
 from bioik.goals.acceptance import MODES
 from bioik.goals.base import Goal
+from bioik.goals.collision import CollisionAvoidanceGoal
 from bioik.goals.joints import REFERENCE
 from bioik.goals.pose import OrientationGoal, PoseGoal, PositionGoal
 from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
+from bioik.scene import Scene
 from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TIMEOUT, TOLERANCE
 from bioik.solvers.core.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, SOLVERS, Family
@@ -187,6 +189,9 @@ class Solver:
         self._prepare_lock = threading.Lock()
         #: Idle workspaces; a solve takes one (or makes one) and gives it back.
         self._idle: list[_Workspace] = []
+        #: Exact collision checkers by collision goal settings, and the goal `scene=` adds.
+        self._checkers: dict[tuple, Callable[[np.ndarray], bool]] = {}
+        self._scene_goals: dict[int, CollisionAvoidanceGoal] = {}
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
         """The prepared problem for this goal structure (cached; a template that solves
@@ -268,11 +273,14 @@ class Solver:
         max_iterations: int | None = None,
         position_tolerance: float = 1e-5,
         rotation_tolerance: float = 1e-5,
+        scene: Scene | None = None,
     ) -> Result:
         """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`.
 
         Safe to call from several threads at once and from inside a callback: each call
         solves in a workspace of its own."""
+        if scene is not None or any(type(g) is CollisionAvoidanceGoal for g in goals):
+            goals, callback = self._collision_free(goals, scene, callback)
         idle = self._idle
         try:
             ws = idle.pop()  # atomic: two threads never get the same workspace
@@ -365,6 +373,49 @@ class Solver:
         finally:
             idle.append(ws)  # at most as many as ever ran at once
 
+    def _collision_free(self, goals: Sequence[Goal], scene: Scene | None, callback):
+        """The goals with a collision goal for `scene` (unless one is there), and the
+        callback with the exact check of every primary collision goal in front of it: an
+        answer the spheres pass but the exact geometry does not is rejected, and the search
+        goes on (rejection sampling [E 8.1])."""
+        goals = list(goals)
+        if scene is not None:
+            if not isinstance(scene, Scene):
+                raise TypeError(f"scene must be a bioik.Scene; got {type(scene).__name__}")
+            if not any(isinstance(g, CollisionAvoidanceGoal) and g.scene is scene for g in goals):
+                goal = self._scene_goals.get(id(scene))
+                if goal is None or goal.scene is not scene:
+                    goal = self._scene_goals[id(scene)] = CollisionAvoidanceGoal(scene)
+                goals.append(goal)
+        checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
+
+        def collision_free(q: np.ndarray):
+            for check in checks:
+                if not check(q):
+                    return False
+            return True if callback is None else callback(q)
+
+        return goals, collision_free
+
+    def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
+        """The exact checker (coal) matching a collision goal's scene, margin, allowed pairs
+        and self-collision setting; built once per setting."""
+        key = (id(goal.scene), goal.margin, goal.allowed, goal.self_collision)
+        hit = self._checkers.get(key)
+        if hit is not None and hit[0] is goal.scene:
+            return hit[1]
+        from bioik.collision.acm import allowed_collisions
+        from bioik.collision.checker import CollisionChecker  # coal: pip install bioik[collision]
+
+        acm = allowed_collisions(self.robot)
+        if not goal.self_collision:
+            links = acm.links
+            acm = acm.with_allowed([(a, b) for i, a in enumerate(links) for b in links[i + 1 :]])
+        checker = CollisionChecker(self.robot, goal.scene, margin=goal.margin, acm=acm, allowed=goal.allowed)
+        with self._prepare_lock:
+            self._checkers[key] = (goal.scene, checker)
+        return checker
+
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
         """One pose-type goal, no callback: the whole query (seed check and clipping, search,
         turn wrapping, exact acceptance) is one compiled call."""
@@ -413,6 +464,7 @@ def solve(
     position_tolerance: float = 1e-5,
     rotation_tolerance: float = 1e-5,
     acceptance: str = "norm",
+    scene: Scene | None = None,
     **params: Any,
 ) -> Result:
     """Joint values for `robot` that meet `goals`, within limits, within `timeout` seconds.
@@ -422,7 +474,10 @@ def solve(
     parameters, each checked against its range (`bioik.solvers.core.params`).
     callback(q) -> bool: rejecting a solution makes the search go on from a random
     restart until the timeout. random_seed + max_iterations make a run reproducible.
-    Repeated calls with the same robot and goal structure reuse the prepared problem; the
+    scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
+    (unless one for this scene is there) and every answer is checked exactly against the
+    robot's collision geometry (coal) before it counts as a success; so is any answer to
+    goals with a primary `CollisionAvoidanceGoal`. Repeated calls with the same robot and goal structure reuse the prepared problem; the
     one-time preparation of a new structure (and compiling on first use) is not counted
     in the timeout.
     """
@@ -431,11 +486,11 @@ def solve(
         s = _solvers.get(key)
     except TypeError:  # an unhashable name or value (a list …): the Solver refuses it by name
         return Solver(robot, solver, timeout, acceptance, **params).solve(
-            goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
+            goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)
         with _solvers_lock:
             if len(_solvers) >= 16:
                 _solvers.pop(next(iter(_solvers)))
             _solvers[key] = s
-    return s.solve(goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance)
+    return s.solve(goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)

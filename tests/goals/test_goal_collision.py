@@ -1,0 +1,150 @@
+"""CollisionAvoidanceGoal: its residual against the definition (robot spheres vs the scene's
+distances and vs each other), its Jacobian against finite differences, moving obstacles,
+and the bad input it refuses."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik import CollisionAvoidanceGoal, Problem
+from bioik.collision import allowed_collisions, sphere_model
+from bioik.scene import Scene
+from goal_helpers import residual
+
+
+def pose(x, y, z):
+    T = np.eye(4)
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+@pytest.fixture(scope="module")
+def ur5():
+    return bioik.load_robot("ur5")
+
+
+def expected(robot, goal, q):
+    """The residual by its definition, from numpy: sphere centres from FK, the scene's
+    distances from `Scene.distance`, pairs from the allowed-collision matrix."""
+    model = sphere_model(robot)
+    poses = np.array([robot.link_pose(q, link) for link in model.links])
+    c = model.world(poses)
+    env = 0.0
+    if goal.scene is not None and len(goal.scene):
+        d, _ = goal.scene.distance(c)
+        env = np.sum(np.maximum(0.0, goal.margin + model.radii - d) ** 2)
+    own = 0.0
+    for i, j in allowed_collisions(robot).self_pairs(model):
+        pen = goal.margin + model.radii[i] + model.radii[j] - np.linalg.norm(c[i] - c[j])
+        own += max(pen, 0.0) ** 2
+    return np.sqrt([env, own]) / goal.epsilon
+
+
+def test_residual_matches_its_definition(ur5):
+    scene = Scene()
+    scene.add_box("table", (1.0, 1.0, 0.05), pose(0.0, 0.0, -0.2))
+    scene.add_sphere("ball", 0.1, pose(0.3, 0.1, 0.4))
+    scene.add_cylinder("post", 0.05, 0.8, pose(-0.3, 0.2, 0.2))
+    goal = CollisionAvoidanceGoal(scene, margin=0.01)
+    problem = Problem(ur5, [goal])
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(30):
+        q = ur5.random_configuration(rng)
+        r = residual(problem, q)
+        np.testing.assert_allclose(r, expected(ur5, goal, q), rtol=1e-9, atol=1e-9)
+        hits += r[0] > 0
+    assert 5 <= hits < 30  # some configurations collide, some do not
+
+
+def test_jacobian_matches_finite_differences(ur5):
+    scene = Scene()
+    scene.add_box("wall", (0.1, 2.0, 2.0), pose(0.35, 0.0, 0.3))
+    goal = CollisionAvoidanceGoal(scene, margin=0.02)
+    problem = Problem(ur5, [goal])
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(40):
+        q = ur5.random_configuration(rng)
+        r, Jr = residual(problem, q, with_jac=True)
+        if r.min() <= 1e-3:  # a row at 0 (or nearly) has a kink; compare where both rows are smooth
+            continue
+        h = 1e-7
+        for v in range(ur5.dof):
+            dq = np.zeros(ur5.dof)
+            dq[v] = h
+            fd = (residual(problem, q + dq) - residual(problem, q - dq)) / (2 * h)
+            np.testing.assert_allclose(Jr[:, v], fd, rtol=1e-4, atol=1e-4)
+        checked += 1
+    assert checked >= 3
+
+
+def test_far_scene_costs_nothing_and_the_goal_is_met(ur5):
+    scene = Scene()
+    scene.add_box("far", (0.1, 0.1, 0.1), pose(5.0, 0.0, 0.0))
+    goal = CollisionAvoidanceGoal(scene, self_collision=False)
+    problem = Problem(ur5, [goal])
+    ok, errors, cost, _ = problem.accept(np.zeros(ur5.dof))
+    assert ok and cost == 0.0 and errors[0, 0] == 0.0
+
+
+def test_moving_an_obstacle_is_read_by_the_next_evaluation_without_a_new_problem(ur5):
+    scene = Scene()
+    scene.add_sphere("ball", 0.1, pose(5.0, 0.0, 0.0))
+    goal = CollisionAvoidanceGoal(scene, self_collision=False)
+    solver = bioik.Solver(ur5, "lm")
+    q = np.zeros(ur5.dof)
+    tip = ur5.link_pose(q, ur5.tips[0])[:3, 3]
+    first = solver.problem([goal])
+    assert first.accept(q)[0]
+    scene.move("ball", pose(*tip))
+    second = solver.problem([goal])
+    assert second is first  # same layout: the prepared problem is reused ...
+    second.update([goal])  # what every solve does before its search
+    ok, errors, _, _ = second.accept(q)
+    assert not ok and errors[0, 0] > 1.0  # ... and reads the moved ball
+    scene.add_box("box", (0.1, 0.1, 0.1), pose(5.0, 0.0, 0.0))
+    assert solver.problem([goal]) is not first  # a new obstacle: a new layout
+
+
+def test_allowed_pairs_are_ignored(ur5):
+    scene = Scene()
+    scene.add_box("table", (0.3, 0.3, 0.1), pose(0.0, 0.0, -0.05))  # the base stands on it, spheres sink in
+    q = np.zeros(ur5.dof)
+    touching = CollisionAvoidanceGoal(scene, self_collision=False)
+    assert residual(Problem(ur5, [touching]), q)[0] > 0
+    links = [l for l in sphere_model(ur5).links if "base" in l or "shoulder" in l]
+    allowed = CollisionAvoidanceGoal(scene, self_collision=False, allowed=[(l, "table") for l in links])
+    assert residual(Problem(ur5, [allowed]), q)[0] == 0.0
+
+
+def test_self_collision_only(ur5):
+    goal = CollisionAvoidanceGoal()
+    problem = Problem(ur5, [goal])
+    rng = np.random.default_rng(2)
+    rows = np.array([residual(problem, ur5.random_configuration(rng)) for _ in range(200)])
+    assert np.all(rows[:, 0] == 0.0) and np.any(rows[:, 1] > 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"scene": "table"}, "bioik.Scene"),
+        ({"margin": -0.1}, "margin"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"margin": float("nan")}, "margin"),
+        ({"allowed": [("base_link",)]}, "pairs"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        CollisionAvoidanceGoal(**kwargs)
+
+
+def test_allowed_names_must_exist(ur5):
+    scene = Scene()
+    scene.add_box("table", (1.0, 1.0, 0.1))
+    with pytest.raises(ValueError, match="no collision geometry"):
+        Problem(ur5, [CollisionAvoidanceGoal(scene, allowed=[("nowhere", "table")])])
+    with pytest.raises(ValueError, match="not in the scene"):
+        Problem(ur5, [CollisionAvoidanceGoal(scene, allowed=[(sphere_model(ur5).links[0], "chair")])])
