@@ -7,7 +7,7 @@ import pytest
 
 import bioik
 from bioik import CollisionAvoidanceGoal, Problem
-from bioik.collision import allowed_collisions, sphere_model
+from bioik.collision import allowed_collisions, sphere_model, sphere_pairs
 from bioik.scene import Scene
 from goal_helpers import residual
 
@@ -25,7 +25,7 @@ def ur5():
 
 def expected(robot, goal, q):
     """The residual by its definition, from numpy: sphere centres from FK, the scene's
-    distances from `Scene.distance`, pairs from the allowed-collision matrix."""
+    distances from `Scene.distance`, pairs from the allowed-collision matrix with their slack."""
     model = sphere_model(robot)
     poses = np.array([robot.link_pose(q, link) for link in model.links])
     c = model.world(poses)
@@ -34,8 +34,9 @@ def expected(robot, goal, q):
         d, _ = goal.scene.distance(c)
         env = np.sum(np.maximum(0.0, goal.margin + model.radii - d) ** 2)
     own = 0.0
-    for i, j in allowed_collisions(robot).self_pairs(model):
-        pen = goal.margin + model.radii[i] + model.radii[j] - np.linalg.norm(c[i] - c[j])
+    pairs = sphere_pairs(robot, model, allowed_collisions(robot))
+    for (i, j), slack in zip(pairs.index, pairs.slack):
+        pen = goal.margin + model.radii[i] + model.radii[j] - slack - np.linalg.norm(c[i] - c[j])
         own += max(pen, 0.0) ** 2
     return np.sqrt([env, own]) / goal.epsilon
 

@@ -119,7 +119,7 @@ def allowed_collisions(robot: Robot | RobotModel, *, samples: int = DEFAULT_SAMP
     if not 0 < always <= 1:
         raise ValueError(f"always must be a fraction in (0, 1]; got {always!r}")
     model = robot.model if isinstance(robot, Robot) else robot
-    key = (_digest(model), int(samples), int(seed), float(always), _VERSION)
+    key = (model_digest(model), int(samples), int(seed), float(always), _VERSION)
     with _lock:
         pairs = _memory.get(key)
     if pairs is None:
@@ -140,7 +140,7 @@ def allowed_collisions(robot: Robot | RobotModel, *, samples: int = DEFAULT_SAMP
     return out.with_allowed(allowed, "user")
 
 
-def _digest(model: RobotModel) -> str:
+def model_digest(model: RobotModel) -> str:
     """Hash of what the matrix depends on: geometry and kinematics."""
     h = hashlib.sha256(geometry_digest(model).encode())
     for j in model.joints:

@@ -16,7 +16,9 @@ by ε/w): the residual has two rows, the scene's and the robot's own,
 
 so ‖r‖² is the sum of every (pen/ε)². Two rows instead of one per sphere keep the
 solvers' linear algebra as small as a pose goal's (a row per sphere pair would be
-hundreds). The goal is met when ‖r‖ ≤ tolerance, i.e. no sphere deeper than
+hundreds). Self pairs are charged only for overlap beyond their slack
+(`bioik.collision.sphere_pairs`: what the conservative covers overlap while the links'
+geometry is apart), pen = max(0, m + ρ_i + ρ_j − slack_ij − ‖c_i − c_j‖). The goal is met when ‖r‖ ≤ tolerance, i.e. no sphere deeper than
 tolerance·ε (1 µm by default) — the fast test inside the solvers; `bioik.solve` with a
 scene then checks the answer exactly (`bioik.collision.CollisionChecker`).
 
@@ -34,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from bioik.collision.acm import allowed_collisions
+from bioik.collision.sphere_pairs import sphere_pairs
 from bioik.collision.spheres import SphereModel, sphere_model
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
@@ -46,9 +49,9 @@ COLLISION = 13
 
 #: Data block: header (spheres S, pairs P, start of the scene blob or −1, start of the
 #: world-centre scratch), S sphere rows (goal link slot, centre in the link frame, radius,
-#: obstacle mask), P pair rows (sphere i, sphere j), S × 3 world centres (scratch the
+#: obstacle mask), P pair rows (sphere i, sphere j, slack), S × 3 world centres (scratch the
 #: kernel fills: each solve owns its problem copy), then the packed scene.
-HEAD, SPHERE_ROW = 4, 6
+HEAD, SPHERE_ROW, PAIR_ROW = 4, 6, 3
 #: Obstacles a link can be allowed to touch: mask bits must stay exact in a float.
 MASK_OBSTACLES = 52
 
@@ -112,10 +115,11 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
     _finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
     for t in range(P):
-        si, sj = int(aux[pairs + 2 * t]), int(aux[pairs + 2 * t + 1])
+        at = pairs + PAIR_ROW * t
+        si, sj = int(aux[at]), int(aux[at + 1])
         wi, wj = world + 3 * si, world + 3 * sj
         dx, dy, dz = aux[wi] - aux[wj], aux[wi + 1] - aux[wj + 1], aux[wi + 2] - aux[wj + 2]
-        reach = margin + aux[rows + SPHERE_ROW * si + 4] + aux[rows + SPHERE_ROW * sj + 4]
+        reach = margin + aux[rows + SPHERE_ROW * si + 4] + aux[rows + SPHERE_ROW * sj + 4] - aux[at + 2]
         d2 = dx * dx + dy * dy + dz * dz
         if d2 >= reach * reach:
             continue
@@ -178,9 +182,10 @@ class CollisionAvoidanceGoal(Goal):
         if hit is None or hit[0] is not robot.model:
             model = self.spheres if self.spheres is not None else sphere_model(robot)
             order = np.argsort(model.link_of, kind="stable")
-            pairs = np.zeros((0, 2), dtype=np.int64)
+            pairs = np.zeros((0, PAIR_ROW))
             if self.self_collision:
-                pairs = allowed_collisions(robot).self_pairs(model)
+                sp = sphere_pairs(robot, model, allowed_collisions(robot))
+                pairs = np.c_[sp.index, sp.slack]
             hit = self._cache[key] = (robot.model, model, order, pairs)
         return hit[1], hit[2], hit[3]
 
@@ -225,7 +230,7 @@ class CollisionAvoidanceGoal(Goal):
         rank[order] = np.arange(S)  # spheres sorted by link; pairs renumbered to match
         masks = self._masks(model)
         blob = self.scene.pack() if self.scene is not None else np.zeros(0)
-        world_at = HEAD + SPHERE_ROW * S + 2 * P
+        world_at = HEAD + SPHERE_ROW * S + PAIR_ROW * P
         out = np.zeros(world_at + 3 * S + len(blob))
         out[:HEAD] = (S, P, world_at + 3 * S if self.scene is not None else -1, world_at)
         rows = out[HEAD : HEAD + SPHERE_ROW * S].reshape(S, SPHERE_ROW)
@@ -234,7 +239,9 @@ class CollisionAvoidanceGoal(Goal):
         rows[:, 1:4] = model.centres[order]
         rows[:, 4] = model.radii[order]
         rows[:, 5] = masks[links]
-        out[HEAD + SPHERE_ROW * S : world_at] = rank[pairs].ravel() if P else ()
+        if P:
+            index = rank[pairs[:, :2].astype(np.int64)]
+            out[HEAD + SPHERE_ROW * S : world_at] = np.c_[index, pairs[:, 2]].ravel()
         out[world_at + 3 * S :] = blob
         return out
 

@@ -379,6 +379,7 @@ class Solver:
         answer the spheres pass but the exact geometry does not is rejected, and the search
         goes on (rejection sampling [E 8.1])."""
         goals = list(goals)
+        checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         if scene is not None:
             if not isinstance(scene, Scene):
                 raise TypeError(f"scene must be a bioik.Scene; got {type(scene).__name__}")
@@ -386,8 +387,12 @@ class Solver:
                 goal = self._scene_goals.get(id(scene))
                 if goal is None or goal.scene is not scene:
                     goal = self._scene_goals[id(scene)] = CollisionAvoidanceGoal(scene)
-                goals.append(goal)
-        checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
+                kinds = self.family.kinds
+                if kinds is None or goal.kind in kinds:
+                    goals.append(goal)
+                # a pose-only solver (kdl, trac) cannot steer clear: it only has the exact
+                # check, i.e. rejection sampling as MoveIt does it [E 8.1]
+                checks.append(self._checker(goal))
 
         def collision_free(q: np.ndarray):
             for check in checks:
@@ -475,9 +480,10 @@ def solve(
     callback(q) -> bool: rejecting a solution makes the search go on from a random
     restart until the timeout. random_seed + max_iterations make a run reproducible.
     scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
-    (unless one for this scene is there) and every answer is checked exactly against the
-    robot's collision geometry (coal) before it counts as a success; so is any answer to
-    goals with a primary `CollisionAvoidanceGoal`. Repeated calls with the same robot and goal structure reuse the prepared problem; the
+    (unless one for this scene is there; solvers of pose goals only, kdl and trac, go
+    without it) and every answer is checked exactly against the robot's collision
+    geometry (coal) before it counts as a success; so is any answer to goals with a
+    primary `CollisionAvoidanceGoal`. Repeated calls with the same robot and goal structure reuse the prepared problem; the
     one-time preparation of a new structure (and compiling on first use) is not counted
     in the timeout.
     """

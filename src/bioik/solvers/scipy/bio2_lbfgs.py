@@ -97,7 +97,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
         # 1. exact FK at the species' best; the acceptance test runs on it
         x0[:] = genes[s, 0]
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
-        if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, gs.r, gs.Jr, gs.scratch, mode, errors):
+        if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, aux, gs.r, gs.Jr, gs.scratch, mode, errors):
             best[:] = x0
             return s
         goal_models(gi, gf, gw, frames0, ex.models)
