@@ -46,3 +46,44 @@ def test_info_collision_lists_spheres_per_link_and_allowed_pairs(capsys):
     lines = [line.split() for line in out.splitlines()]
     assert ["upper_arm_link", "forearm_link", "adjacent"] in lines
     assert ["base_link", "upper_arm_link", "never"] in lines
+
+
+SCENE_TOML = """
+[[obstacle]]
+name = "table"
+box = [1.6, 1.6, 0.04]
+position = [0.0, 0.0, -0.02]
+
+[[obstacle]]
+name = "post"
+box = [0.1, 0.1, 0.3]
+position = [0.45, 0.2, 0.15]
+"""
+
+
+def test_solve_with_a_scene_file_answers_collision_free(capsys, tmp_path):
+    path = tmp_path / "cell.toml"
+    path.write_text(SCENE_TOML)
+    robot = bioik.load_robot("ur5")
+    T = robot.link_pose(np.array([0.3, -1.2, 1.4, -1.8, -1.5, 0.0]), "tool0")
+    q = bioik.kinematics.frames.quat_from_matrix(T[:3, :3])
+    status = main(["solve", "ur5", "--pose", *map(str, T[:3, 3]), *map(str, q), "--timeout", "1", "--random-seed", "1",
+                   "--scene", str(path), "--allow", "base_link:table", "--allow", "shoulder_link:table"])
+    out = capsys.readouterr().out
+    assert status == 0 and out.startswith("success"), out
+    assert "collision-free by the exact check (2 obstacles" in out
+    values = [float(line.split()[-1]) for line in out.splitlines()[3:]]
+    checker = bioik.CollisionChecker(robot, bioik.Scene.from_file(path), allowed=[("base_link", "table"), ("shoulder_link", "table")])
+    assert checker.is_free(values)
+
+
+def test_scene_options_refuse_bad_input(capsys, tmp_path):
+    pose = ["--pose", "0.3", "0.2", "0.4", "1", "0", "0", "0"]
+    assert main(["solve", "ur5", *pose, "--allow", "base_link:table"]) == 2
+    assert "--allow needs --scene" in capsys.readouterr().err
+    path = tmp_path / "cell.toml"
+    path.write_text(SCENE_TOML)
+    assert main(["solve", "ur5", *pose, "--scene", str(path), "--allow", "base_link"]) == 2
+    assert "LINK:OBSTACLE" in capsys.readouterr().err
+    assert main(["solve", "ur5", *pose, "--scene", str(tmp_path / "missing.toml")]) == 2
+    assert "missing.toml" in capsys.readouterr().err

@@ -67,11 +67,20 @@ def cmd_solve(args) -> None:
     T[:3, :3] = matrix_from_quat(np.array([qw, qx, qy, qz]))
     T[:3, 3] = (x, y, z)
     seed = None if args.seed_config is None else robot.check(args.seed_config, "--seed-config")
-    res = bioik.solve(robot, [bioik.PoseGoal(link, T)], seed=seed, timeout=args.timeout, solver=args.solver, random_seed=args.random_seed)
+    goals = [bioik.PoseGoal(link, T)]
+    if args.scene is not None:
+        allowed = [_allowed_pair(text) for text in args.allow or ()]
+        goals.append(bioik.CollisionAvoidanceGoal(bioik.Scene.from_file(args.scene), allowed=allowed))
+    elif args.allow:
+        raise ValueError("--allow needs --scene")
+    res = bioik.solve(robot, goals, seed=seed, timeout=args.timeout, solver=args.solver, random_seed=args.random_seed)
     np.set_printoptions(precision=6, suppress=True)
     print(f"{'success' if res.success else 'FAILED'}: solver {res.solver}, {res.time * 1e3:.3f} ms, "
           f"{res.iterations} iterations, {res.restarts} restarts")
     print(f"position error {res.goal_errors[0, 0]:.3g} m, rotation error {res.goal_errors[0, 1]:.3g} rad")
+    if args.scene is not None:
+        verdict = "collision-free by the exact check" if res.success else "no collision-free answer found"
+        print(f"{verdict} ({len(goals[1].scene)} obstacles, {res.callback_calls} exact checks)")
     for name, value in zip(robot.variable_names, res.q):
         print(f"  {name:<32} {value: .6f}")
     if not res.success:
@@ -135,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--timeout", type=float, default=0.005, help="seconds (default 0.005)")
     sv.add_argument("--seed-config", type=float, nargs="+", help="start configuration (default: random)")
     sv.add_argument("--random-seed", type=int, help="RNG seed for a reproducible run")
+    sv.add_argument("--scene", help="scene file (TOML, see docs/scene-format.md): stay out of its obstacles")
+    sv.add_argument("--allow", action="append", metavar="LINK:OBSTACLE",
+                    help="a link that may touch an obstacle, e.g. base_link:table (repeatable)")
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
@@ -145,6 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_parser(sub)
     return p
+
+
+def _allowed_pair(text: str) -> tuple[str, str]:
+    link, sep, obstacle = text.partition(":")
+    if not sep or not link or not obstacle:
+        raise ValueError(f"--allow takes LINK:OBSTACLE (a link that may touch an obstacle of the scene); got {text!r}")
+    return link, obstacle
 
 
 def main(argv: list[str] | None = None) -> int:
