@@ -390,7 +390,7 @@ class Solver:
                 kinds = self.family.kinds
                 if kinds is None or goal.kind in kinds:
                     goals.append(goal)
-                # a pose-only solver (kdl, trac) cannot steer clear: it only has the exact
+                # a solver without the goal (kdl, trac …) cannot steer clear: it only has the exact
                 # check, i.e. rejection sampling as MoveIt does it [E 8.1]
                 checks.append(self._checker(goal))
 
@@ -480,8 +480,8 @@ def solve(
     callback(q) -> bool: rejecting a solution makes the search go on from a random
     restart until the timeout. random_seed + max_iterations make a run reproducible.
     scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
-    (unless one for this scene is there; solvers of pose goals only, kdl and trac, go
-    without it) and every answer is checked exactly against the robot's collision
+    (unless one for this scene is there; solvers that do not take it — kdl, trac, jac,
+    nullspace — go without it) and every answer is checked exactly against the robot's collision
     geometry (coal) before it counts as a success; so is any answer to goals with a
     primary `CollisionAvoidanceGoal`. Repeated calls with the same robot and goal structure reuse the prepared problem; the
     one-time preparation of a new structure (and compiling on first use) is not counted
