@@ -37,35 +37,22 @@ from numba import njit
 
 from bioik.collision.acm import allowed_collisions
 from bioik.collision.sphere_pairs import sphere_pairs
-from bioik.collision.spheres import SphereModel, sphere_model
+from bioik.collision.spheres import SphereModel
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
-from bioik.kinematics.frames import JIT, qrot
+from bioik.goals.spheres import (SPHERE_ROW, add_row, cover, finish_row, link_slot, obstacle_index, per_robot,
+                                 scene_depth, sphere_centre, sphere_rows)
+from bioik.kinematics.frames import JIT
 from bioik.scene.scene import Scene
-from bioik.scene.sdf import scene_distance
 
 COLLISION = 13
 
 #: Data block: header (spheres S, pairs P, start of the scene blob or −1, start of the
-#: world-centre scratch), S sphere rows (goal link slot, centre in the link frame, radius,
-#: obstacle mask), P pair rows (sphere i, sphere j, slack), S × 3 world centres (scratch the
-#: kernel fills: each solve owns its problem copy), then the packed scene.
-HEAD, SPHERE_ROW, PAIR_ROW = 4, 6, 3
-#: Obstacles a link can be allowed to touch: mask bits must stay exact in a float.
-MASK_OBSTACLES = 52
-
-
-@njit(inline="always", **JIT)
-def _add_row(J, o, pen, nx, ny, nz, ux, uy, uz, Jr, row):
-    """Jr[row] += pen·∂pen/∂q for a point at offset u from link output o's origin whose
-    penetration falls along n: pen·(−nᵀJ_v + (n × u)ᵀJ_ω)."""
-    ax, ay, az = -pen * nx, -pen * ny, -pen * nz
-    bx, by, bz = pen * (ny * uz - nz * uy), pen * (nz * ux - nx * uz), pen * (nx * uy - ny * ux)
-    base = 6 * o
-    for v in range(Jr.shape[1]):
-        Jr[row, v] += (ax * J[base, v] + ay * J[base + 1, v] + az * J[base + 2, v]
-                       + bx * J[base + 3, v] + by * J[base + 4, v] + bz * J[base + 5, v])
+#: world-centre scratch), S sphere rows (`bioik.goals.spheres`), P pair rows (sphere i,
+#: sphere j, slack), S × 3 world centres (scratch the kernel fills: each solve owns its
+#: problem copy), then the packed scene.
+HEAD, PAIR_ROW = 4, 3
 
 
 @njit(inline="always", **JIT)
@@ -73,17 +60,7 @@ def _add_sphere_row(gi, g, frames, J, aux, rows, world, s, pen, nx, ny, nz, Jr):
     """The self-collision row's term of sphere s (world centre from the scratch)."""
     o = goal_output(gi, g, int(aux[rows + SPHERE_ROW * s]))
     w = world + 3 * s
-    _add_row(J, o, pen, nx, ny, nz, aux[w] - frames[o, 0], aux[w + 1] - frames[o, 1], aux[w + 2] - frames[o, 2], Jr, 1)
-
-
-@njit(inline="always", **JIT)
-def _finish_row(C, eps, r, Jr, row, with_jac):
-    """r[row] = √C/ε; the accumulated Σ pen·∂pen/∂q becomes ∂r/∂q = Σ pen·∂pen/∂q / (ε²·r)."""
-    r[row] = np.sqrt(C) / eps
-    if with_jac and C > 0.0:
-        s = 1.0 / (eps * np.sqrt(C))
-        for v in range(Jr.shape[1]):
-            Jr[row, v] *= s
+    add_row(J, o, pen, nx, ny, nz, aux[w] - frames[o, 0], aux[w + 1] - frames[o, 1], aux[w + 2] - frames[o, 2], Jr, 1)
 
 
 @njit(**JIT)
@@ -97,22 +74,12 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
     C = 0.0
     for s in range(S):
         i = rows + SPHERE_ROW * s
-        o = goal_output(gi, g, int(aux[i]))
-        f = frames[o]
-        ux, uy, uz = qrot(f[3], f[4], f[5], f[6], aux[i + 1], aux[i + 2], aux[i + 3])
-        cx, cy, cz = f[0] + ux, f[1] + uy, f[2] + uz
+        o, ux, uy, uz, cx, cy, cz = sphere_centre(gi, g, frames, aux, i)
         w = world + 3 * s
         aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
-        if scene_at < 0:
-            continue
-        reach = margin + aux[i + 4]
-        d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach, np.int64(aux[i + 5]))
-        pen = reach - d
-        if pen > 0.0:
-            C += pen * pen
-            if with_jac:
-                _add_row(J, o, pen, nx, ny, nz, ux, uy, uz, Jr, 0)
-    _finish_row(C, eps, r, Jr, 0, with_jac)
+        if scene_at >= 0:
+            C += scene_depth(scene, aux, i, margin + aux[i + 4], J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
+    finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
     for t in range(P):
         at = pairs + PAIR_ROW * t
@@ -130,7 +97,7 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
             nx, ny, nz = dx / dist, dy / dist, dz / dist
             _add_sphere_row(gi, g, frames, J, aux, rows, world, si, pen, nx, ny, nz, Jr)
             _add_sphere_row(gi, g, frames, J, aux, rows, world, sj, pen, -nx, -ny, -nz, Jr)
-    _finish_row(C, eps, r, Jr, 1, with_jac)
+    finish_row(C, eps, r, Jr, 1, with_jac)
     return 2
 
 
@@ -176,18 +143,19 @@ class CollisionAvoidanceGoal(Goal):
             pairs.append(tuple(pair))
         self.allowed = tuple(pairs)
 
-    def _robot_data(self, robot) -> tuple[SphereModel, np.ndarray]:
-        key = id(robot.model)
-        hit = self._cache.get(key)
-        if hit is None or hit[0] is not robot.model:
-            model = self.spheres if self.spheres is not None else sphere_model(robot)
-            order = np.argsort(model.link_of, kind="stable")
-            pairs = np.zeros((0, PAIR_ROW))
-            if self.self_collision:
-                sp = sphere_pairs(robot, model, allowed_collisions(robot))
-                pairs = np.c_[sp.index, sp.slack]
-            hit = self._cache[key] = (robot.model, model, order, pairs)
-        return hit[1], hit[2], hit[3]
+    def _robot_data(self, robot) -> tuple[SphereModel, np.ndarray, np.ndarray]:
+        """The cover, its spheres in link order and the sphere pairs checked with their
+        slack (once per robot)."""
+        return per_robot(self._cache, robot, self._spheres_and_pairs)
+
+    def _spheres_and_pairs(self, robot) -> tuple[SphereModel, np.ndarray, np.ndarray]:
+        model = cover(self.spheres, robot)
+        order = np.argsort(model.link_of, kind="stable")
+        pairs = np.zeros((0, PAIR_ROW))
+        if self.self_collision:
+            sp = sphere_pairs(robot, model, allowed_collisions(robot))
+            pairs = np.c_[sp.index, sp.slack]
+        return model, order, pairs
 
     def links_for(self, robot):
         model, _, _ = self._robot_data(robot)
@@ -208,19 +176,10 @@ class CollisionAvoidanceGoal(Goal):
     def _masks(self, model: SphereModel) -> np.ndarray:
         """Per covered link, the bits of the obstacles it may touch (`allowed`)."""
         masks = np.zeros(len(model.links), dtype=np.int64)
-        names = [] if self.scene is None else self.scene.names
+        scene = Scene() if self.scene is None else self.scene
         for link, obstacle in self.allowed:
-            if link not in model.links:
-                raise ValueError(f"CollisionAvoidanceGoal: allowed names link {link!r}, which has no collision "
-                                 f"geometry; covered links: {list(model.links)}")
-            if obstacle not in names:
-                raise ValueError(f"CollisionAvoidanceGoal: allowed names obstacle {obstacle!r}, not in the scene; "
-                                 f"obstacles: {names}")
-            k = names.index(obstacle)
-            if k >= MASK_OBSTACLES:
-                raise ValueError(f"CollisionAvoidanceGoal: allowed pairs can name only the scene's first "
-                                 f"{MASK_OBSTACLES} obstacles; {obstacle!r} is number {k + 1}")
-            masks[model.links.index(link)] |= np.int64(1) << k
+            slot = link_slot(model, link, "CollisionAvoidanceGoal: allowed")
+            masks[slot] |= np.int64(1) << obstacle_index(scene, obstacle, "CollisionAvoidanceGoal: allowed")
         return masks
 
     def data(self, robot):
@@ -233,12 +192,8 @@ class CollisionAvoidanceGoal(Goal):
         world_at = HEAD + SPHERE_ROW * S + PAIR_ROW * P
         out = np.zeros(world_at + 3 * S + len(blob))
         out[:HEAD] = (S, P, world_at + 3 * S if self.scene is not None else -1, world_at)
-        rows = out[HEAD : HEAD + SPHERE_ROW * S].reshape(S, SPHERE_ROW)
         links = model.link_of[order]
-        rows[:, 0] = links
-        rows[:, 1:4] = model.centres[order]
-        rows[:, 4] = model.radii[order]
-        rows[:, 5] = masks[links]
+        out[HEAD : HEAD + SPHERE_ROW * S] = sphere_rows(model, order, links, masks[links]).ravel()
         if P:
             index = rank[pairs[:, :2].astype(np.int64)]
             out[HEAD + SPHERE_ROW * S : world_at] = np.c_[index, pairs[:, 2]].ravel()
