@@ -20,6 +20,23 @@ def tree() -> bioik.Robot:
     return bioik.load_robot(TREE_URDF)
 
 
+def translation(x: float, y: float, z: float) -> np.ndarray:
+    """The 4×4 pose of a pure translation (an obstacle's pose)."""
+    T = np.eye(4)
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+def three_obstacles() -> bioik.Scene:
+    """A table below the UR5's base, a ball of radius 0.15 and a post in its reach: some
+    random configurations come near or into them, some not."""
+    scene = bioik.Scene()
+    scene.add_box("table", (1.0, 1.0, 0.05), translation(0.0, 0.0, -0.2))
+    scene.add_sphere("ball", 0.15, translation(0.3, 0.1, 0.4))
+    scene.add_cylinder("post", 0.05, 0.8, translation(-0.3, 0.2, 0.2))
+    return scene
+
+
 def residual(problem: bioik.Problem, q: np.ndarray, g: int = 0, with_jac: bool = False):
     """Goal g's unweighted residual at q (and ∂r/∂q if with_jac), from the compiled kernels."""
     prob = unpack(problem.ibuf, problem.fbuf)
