@@ -32,7 +32,7 @@ CODES = {
     "PositionGoal": 1, "OrientationGoal": 2, "PoseGoal": 3, "LookAtGoal": 4, "DirectionGoal": 5,
     "LineGoal": 6, "ConeGoal": 7, "SideGoal": 8, "MinDistanceGoal": 9, "MaxDistanceGoal": 10,
     "RCMGoal": 11, "BalanceGoal": 12, "CollisionAvoidanceGoal": 13, "ClearanceGoal": 14, "ObstacleDistanceGoal": 15,
-    "JointVariableGoal": 20, "CenterJointsGoal": 21,
+    "TouchGoal": 16, "JointVariableGoal": 20, "CenterJointsGoal": 21,
     "AvoidJointLimitsGoal": 22, "MinimalDisplacementGoal": 23,
 }
 
@@ -68,6 +68,7 @@ EXAMPLES = {
     "ClearanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.ClearanceGoal(_wall(), epsilon=0.05, margin=0.02)),
     "ObstacleDistanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.ObstacleDistanceGoal("forearm_link", _wall(),
                                                                                                   "wall", 0.3)),
+    "TouchGoal": (tree, lambda rng: bioik.TouchGoal("l1", rng.normal(size=3), rng.normal(size=3))),
     "JointVariableGoal": (tree, lambda rng: bioik.JointVariableGoal("j3", 0.4 * rng.uniform(-1, 1))),
     "CenterJointsGoal": (tree, lambda rng: bioik.CenterJointsGoal()),
     "AvoidJointLimitsGoal": (tree, lambda rng: bioik.AvoidJointLimitsGoal()),
