@@ -149,3 +149,13 @@ def test_allowed_names_must_exist(ur5):
         Problem(ur5, [CollisionAvoidanceGoal(scene, allowed=[("nowhere", "table")])])
     with pytest.raises(ValueError, match="not in the scene"):
         Problem(ur5, [CollisionAvoidanceGoal(scene, allowed=[(sphere_model(ur5).links[0], "chair")])])
+
+
+def test_a_reassigned_field_is_read_by_the_next_problem(ur5):
+    """The cover and pairs are kept per robot, but not past a change of the fields they
+    come from."""
+    goal = CollisionAvoidanceGoal()
+    rng = np.random.default_rng(2)
+    q = next(q for q in (ur5.random_configuration(rng) for _ in range(200)) if residual(Problem(ur5, [goal]), q)[1] > 0)
+    goal.self_collision = False
+    assert residual(Problem(ur5, [goal]), q)[1] == 0.0

@@ -132,3 +132,11 @@ def test_bad_input(point, normal, match):
 
 def test_the_normal_is_normalised():
     assert np.array_equal(TouchGoal("wrist_3_link", (0, 0, 0), (0.0, 0.0, -4.0)).normal, [0.0, 0.0, -1.0])
+
+
+def test_a_reassigned_link_is_read_by_the_next_problem(ur5, rng):
+    goal = TouchGoal("forearm_link", rng.normal(size=3), rng.normal(size=3))
+    q = ur5.random_configuration(rng)
+    Problem(ur5, [goal])
+    goal.link = "wrist_1_link"
+    np.testing.assert_allclose(residual(Problem(ur5, [goal]), q), expected(ur5, goal, q), atol=1e-12)

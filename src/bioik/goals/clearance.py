@@ -100,7 +100,7 @@ class ClearanceGoal(Goal):
         self.margin = finite_number(self.margin, "margin", "ClearanceGoal", 0.0)
 
     def _cover(self, robot) -> SphereModel:
-        return per_robot(self._cache, robot, partial(cover, self.spheres))
+        return per_robot(self._cache, robot, partial(cover, self.spheres), self.spheres)
 
     def links_for(self, robot):
         model = self._cover(robot)

@@ -146,7 +146,7 @@ class CollisionAvoidanceGoal(Goal):
     def _robot_data(self, robot) -> tuple[SphereModel, np.ndarray, np.ndarray]:
         """The cover, its spheres in link order and the sphere pairs checked with their
         slack (once per robot)."""
-        return per_robot(self._cache, robot, self._spheres_and_pairs)
+        return per_robot(self._cache, robot, self._spheres_and_pairs, self.spheres, self.self_collision)
 
     def _spheres_and_pairs(self, robot) -> tuple[SphereModel, np.ndarray, np.ndarray]:
         model = cover(self.spheres, robot)

@@ -117,7 +117,7 @@ class ObstacleDistanceGoal(Goal):
         return ((1 << n) - 1) & ~(1 << k)
 
     def data(self, robot):
-        model = per_robot(self._cache, robot, partial(cover, self.spheres))
+        model = per_robot(self._cache, robot, partial(cover, self.spheres), self.spheres)
         index = link_spheres(model, self.link, "ObstacleDistanceGoal")
         return scene_block(sphere_rows(model, index, 0, self._mask()), self.scene)
 

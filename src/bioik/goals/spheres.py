@@ -39,14 +39,16 @@ SPHERE_ROW = 6
 MASK_OBSTACLES = 52
 
 
-def per_robot(cache: dict, robot: Robot, make: Callable[[Robot], T]) -> T:
-    """make(robot), computed once per robot model and kept in a goal's `cache`: looking a
-    sphere cover up hashes the robot's collision meshes, too slow to repeat every solve."""
+def per_robot(cache: dict, robot: Robot, make: Callable[[Robot], T], *fields) -> T:
+    """make(robot), computed once per robot model and kept in a goal's `cache` (looking a
+    sphere cover up hashes the robot's collision meshes, too slow to repeat every solve),
+    and anew when `fields`, the values of the goal's fields that make reads, have changed
+    since (a field reassigned after the goal was built)."""
     key = id(robot.model)
     hit = cache.get(key)
-    if hit is None or hit[0] is not robot.model:
-        hit = cache[key] = (robot.model, make(robot))
-    return hit[1]
+    if hit is None or hit[0] is not robot.model or hit[1] != fields:
+        hit = cache[key] = (robot.model, fields, make(robot))
+    return hit[2]
 
 
 def cover(spheres: SphereModel | None, robot: Robot) -> SphereModel:

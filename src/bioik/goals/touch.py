@@ -116,7 +116,7 @@ class TouchGoal(Goal):
         return model.centres[index], model.radii[index]
 
     def params(self, robot):
-        centres, radii = per_robot(self._cache, robot, self._link_spheres)
+        centres, radii = per_robot(self._cache, robot, self._link_spheres, self.link, self.spheres)
         S = len(radii)
         p = np.zeros(max(N_PARAMS, FIRST_SPHERE + PER_SPHERE * S))
         p[0:3] = self.point
