@@ -14,9 +14,9 @@ falling off like (2ε/d)² far away. The residual is one row,
 so ‖r‖² is the summed cost. One row rather than one per sphere: a goal's row count is
 fixed by its class, not by the robot's cover (and a row per sphere would make the
 solvers' linear algebra as large as the cover); with one row a Gauss–Newton step sees
-the cost's gradient but only a rank-one curvature, enough for a term that steers. The
-cost never reaches 0, so the goal is secondary by default: it pushes the arm away from
-the obstacles without keeping a solve from succeeding.
+the cost's gradient but only a rank-one curvature, enough for a term that steers. With
+any obstacle in the scene the cost never reaches 0, so the goal is secondary by default:
+it pushes the arm away from the obstacles without keeping a solve from succeeding.
 
 Derivatives: ∂cost/∂d = −2·cost/(ε + d) and ∂d/∂c = n (the distance gradient) while
 d > 0, and with ∂r/∂q = ½·∂(r²)/∂q / r the row's Jacobian is

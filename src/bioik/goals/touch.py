@@ -15,8 +15,9 @@ the signed height of its lowest point over the plane (< 0: sunk in). For that sp
 rows 1–2 put its touching point c − ρn at p. So r is c − ρn − p in the frame (n, t₁, t₂)
 and ‖r‖ the touching point's distance from p. The choice is discrete: where two spheres
 are equally deep it switches, row 0 staying continuous (a minimum) while rows 1–2 jump
-from one sphere's touching point to the other's, so a solver can land on a link whose
-deepest sphere changes on the way; for one sphere the residual is smooth.
+from one sphere's touching point to the other's, so a solver's step may change the
+sphere that touches (and the Jacobian is that of the sphere chosen, with no term for
+the switch); for a link of one sphere the residual is smooth.
 
 Derivatives: with u = c − p_link = R·c_l, ∂r_i/∂p_link = e_iᵀ and ∂r_i/∂ω = (u × e_i)ᵀ
 for e = (n, t₁, t₂) (∂c/∂ω = −[u]×).
