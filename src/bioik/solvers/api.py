@@ -279,7 +279,7 @@ class Solver:
 
         Safe to call from several threads at once and from inside a callback: each call
         solves in a workspace of its own."""
-        if scene is not None or any(type(g) is CollisionAvoidanceGoal for g in goals):
+        if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
         idle = self._idle
         try:
