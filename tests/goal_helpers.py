@@ -7,7 +7,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.goals.kernels import MAX_LINK_ROWS, goal_residual

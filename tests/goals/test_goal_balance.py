@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 from goal_helpers import assert_acceptance, assert_jacobian, cost, goal_residual_of, random_unit
 
 import bioik

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 from goal_helpers import assert_jacobian, residual, tree
 from numba import njit
 from numba.core import config

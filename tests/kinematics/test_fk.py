@@ -5,7 +5,7 @@ import io
 import numpy as np
 import pytest
 import yourdfpy
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 

@@ -3,7 +3,7 @@ third order with the curvature terms."""
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.kinematics.extrapolate import curvature

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.model import UnknownNameError

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.model import URDFError, parse_urdf

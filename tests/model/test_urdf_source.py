@@ -2,7 +2,7 @@
 XML entities are refused."""
 
 import pytest
-from conftest import TREE_URDF
+from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.model import URDFError, parse_urdf
