@@ -98,9 +98,9 @@ def cost(configs: int) -> None:
         _cost_loop(p.gi, p.gf, frames, J, Q, p.vdata, p.aux, r, Jr, scratch, 5)
         times_cost.append((time.perf_counter() - t) / (5 * configs))
     layout = goal.data(robot)
-    S, P = int(layout[0]), int(layout[1])
+    S, P, G = int(layout[0]), int(layout[1]), int(layout[5])
     c, f = np.median(times_cost) * 1e6, np.median(times_fk) * 1e6
-    print(f"cost: elise_ur10, {S} spheres, {P} self pairs, tank grid + 3 primitives, {configs} random configurations")
+    print(f"cost: elise_ur10, {S} spheres, {P} self pairs on {G} link pairs, tank grid + 3 primitives, {configs} random configurations")
     print(f"  residual + Jacobian: {c:.2f} µs per evaluation ({c * 1e3 / S:.0f} ns per sphere incl. pairs); "
           f"with FK + Jacobians of the {len(p.out_seg)} covered links: {c + f:.2f} µs")
 

@@ -159,3 +159,39 @@ def test_a_reassigned_field_is_read_by_the_next_problem(ur5):
     q = next(q for q in (ur5.random_configuration(rng) for _ in range(200)) if residual(Problem(ur5, [goal]), q)[1] > 0)
     goal.self_collision = False
     assert residual(Problem(ur5, [goal]), q)[1] == 0.0
+
+
+def test_sphere_centres_follow_extrapolated_link_frames_to_second_order(ur5):
+    """BioIK 2 scores children on link frames extrapolated from the step's FK: the kernel
+    places the spheres on whatever frames it is given, so their centres are extrapolated
+    with the links, with the extrapolation's second-order error."""
+    from bioik.goals.kernels import MAX_LINK_ROWS, goal_output, goal_residual
+    from bioik.kinematics.frames import quat_from_matrix
+    from bioik.problem.layout import unpack
+
+    goal = CollisionAvoidanceGoal(Scene())
+    problem = Problem(ur5, [goal])
+    p = unpack(problem.ibuf, problem.fbuf)
+    model = sphere_model(ur5)
+    S = len(model)
+    world = int(p.aux[3])  # the kernel's world-centre scratch (the block starts at 0)
+    rng = np.random.default_rng(5)
+    q0 = ur5.random_configuration(rng)
+    direction = rng.normal(size=ur5.dof)
+    direction /= np.linalg.norm(direction)
+    errors = []
+    for h in (0.02, 0.01):
+        q = q0 + h * direction
+        T = ur5.extrapolate(q0, q[None], list(model.links))[0]
+        frames = np.zeros((len(p.out_seg), 7))
+        for k in range(len(model.links)):
+            o = goal_output(p.gi, 0, k)
+            frames[o, :3], frames[o, 3:] = T[k, :3, 3], quat_from_matrix(T[k, :3, :3])
+        n = ur5.dof
+        goal_residual(p.gi, p.gf, 0, frames, np.zeros((6 * len(frames), n)), q, p.vdata, p.aux,
+                      np.zeros(max(MAX_LINK_ROWS, n)), np.zeros((max(MAX_LINK_ROWS, n), n)), False, np.zeros((4 * MAX_LINK_ROWS, 3)))
+        predicted = p.aux[world : world + 3 * S].reshape(S, 3)
+        exact = model.world(np.array([ur5.link_pose(q, link) for link in model.links]))
+        errors.append(np.abs(predicted - exact).max())
+    assert errors[0] < 2e-3
+    assert 3.0 < errors[0] / errors[1] < 5.0  # halving the step quarters the error

@@ -49,10 +49,12 @@ from bioik.scene.scene import Scene
 COLLISION = 13
 
 #: Data block: header (spheres S, pairs P, start of the scene blob or −1, start of the
-#: world-centre scratch), S sphere rows (`bioik.goals.spheres`), P pair rows (sphere i,
-#: sphere j, slack), S × 3 world centres (scratch the kernel fills: each solve owns its
-#: problem copy), then the packed scene.
-HEAD, PAIR_ROW = 4, 3
+#: world-centre scratch, covered links L, link pairs G), S sphere rows
+#: (`bioik.goals.spheres`), L bounding-sphere rows (one per covered link, the same form),
+#: P pair rows (sphere i, sphere j, slack) grouped by link pair, G link-pair rows (bound
+#: a, bound b, first pair, pair count), (S + L) × 3 world centres (scratch the kernel
+#: fills: each solve owns its problem copy), then the packed scene.
+HEAD, PAIR_ROW, GROUP_ROW = 6, 3, 4
 
 
 @njit(inline="always", **JIT)
@@ -63,13 +65,29 @@ def _add_sphere_row(gi, g, frames, J, aux, rows, world, s, pen, nx, ny, nz, Jr):
     add_row(J, o, pen, nx, ny, nz, aux[w] - frames[o, 0], aux[w + 1] - frames[o, 1], aux[w + 2] - frames[o, 2], Jr, 1)
 
 
+def _bounding_rows(model: SphereModel) -> np.ndarray:
+    """Per covered link, a sphere row (link slot, centre, radius) holding all its spheres:
+    centred on their centres' mean, reaching the farthest sphere's far side."""
+    rows = np.zeros((len(model.links), SPHERE_ROW))
+    for k in range(len(model.links)):
+        mine = model.link_of == k
+        c = model.centres[mine].mean(axis=0)
+        rows[k, 0], rows[k, 1:4] = k, c
+        rows[k, 4] = np.max(np.linalg.norm(model.centres[mine] - c, axis=1) + model.radii[mine])
+    return rows
+
+
 @njit(**JIT)
 def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """Scene and self penetration rows (see the module docstring), with their Jacobians."""
     margin, eps = gf[g, 0], gf[g, 1]
     b = gi[g, AUX]
     S, P, scene_at, world_at = int(aux[b]), int(aux[b + 1]), int(aux[b + 2]), int(aux[b + 3])
-    rows, pairs, world = b + HEAD, b + HEAD + SPHERE_ROW * S, b + world_at
+    L, G = int(aux[b + 4]), int(aux[b + 5])
+    rows, world = b + HEAD, b + world_at
+    bounds = rows + SPHERE_ROW * S
+    pairs = bounds + SPHERE_ROW * L
+    groups = pairs + PAIR_ROW * P
     scene = aux[b + scene_at :] if scene_at >= 0 else aux[b:b]
     C = 0.0
     for s in range(S):
@@ -81,22 +99,36 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
             C += scene_depth(scene, aux, i, margin + aux[i + 4], J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
     finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
-    for t in range(P):
-        at = pairs + PAIR_ROW * t
-        si, sj = int(aux[at]), int(aux[at + 1])
-        wi, wj = world + 3 * si, world + 3 * sj
-        dx, dy, dz = aux[wi] - aux[wj], aux[wi + 1] - aux[wj + 1], aux[wi + 2] - aux[wj + 2]
-        reach = margin + aux[rows + SPHERE_ROW * si + 4] + aux[rows + SPHERE_ROW * sj + 4] - aux[at + 2]
-        d2 = dx * dx + dy * dy + dz * dz
-        if d2 >= reach * reach:
-            continue
-        dist = np.sqrt(d2)
-        pen = reach - dist
-        C += pen * pen
-        if with_jac and dist > 0.0:
-            nx, ny, nz = dx / dist, dy / dist, dz / dist
-            _add_sphere_row(gi, g, frames, J, aux, rows, world, si, pen, nx, ny, nz, Jr)
-            _add_sphere_row(gi, g, frames, J, aux, rows, world, sj, pen, -nx, -ny, -nz, Jr)
+    if G:
+        for k in range(L):  # each link's bounding sphere, beside the sphere centres
+            _, _, _, _, cx, cy, cz = sphere_centre(gi, g, frames, aux, bounds + SPHERE_ROW * k)
+            w = world + 3 * (S + k)
+            aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
+    for h in range(G):
+        at = groups + GROUP_ROW * h
+        ka, kb = int(aux[at]), int(aux[at + 1])
+        wa, wb = world + 3 * (S + ka), world + 3 * (S + kb)
+        dx, dy, dz = aux[wa] - aux[wb], aux[wa + 1] - aux[wb + 1], aux[wa + 2] - aux[wb + 2]
+        reach = margin + aux[bounds + SPHERE_ROW * ka + 4] + aux[bounds + SPHERE_ROW * kb + 4]
+        if dx * dx + dy * dy + dz * dz >= reach * reach:
+            continue  # the links' bounding spheres are apart: so is every sphere pair
+        first = int(aux[at + 2])
+        for t in range(first, first + int(aux[at + 3])):
+            at = pairs + PAIR_ROW * t
+            si, sj = int(aux[at]), int(aux[at + 1])
+            wi, wj = world + 3 * si, world + 3 * sj
+            dx, dy, dz = aux[wi] - aux[wj], aux[wi + 1] - aux[wj + 1], aux[wi + 2] - aux[wj + 2]
+            reach = margin + aux[rows + SPHERE_ROW * si + 4] + aux[rows + SPHERE_ROW * sj + 4] - aux[at + 2]
+            d2 = dx * dx + dy * dy + dz * dz
+            if d2 >= reach * reach:
+                continue
+            dist = np.sqrt(d2)
+            pen = reach - dist
+            C += pen * pen
+            if with_jac and dist > 0.0:
+                nx, ny, nz = dx / dist, dy / dist, dz / dist
+                _add_sphere_row(gi, g, frames, J, aux, rows, world, si, pen, nx, ny, nz, Jr)
+                _add_sphere_row(gi, g, frames, J, aux, rows, world, sj, pen, -nx, -ny, -nz, Jr)
     finish_row(C, eps, r, Jr, 1, with_jac)
     return 2
 
@@ -184,20 +216,30 @@ class CollisionAvoidanceGoal(Goal):
 
     def data(self, robot):
         model, order, pairs = self._robot_data(robot)
-        S, P = len(order), len(pairs)
+        S, L = len(order), len(model.links)
         rank = np.empty(S, dtype=np.int64)
         rank[order] = np.arange(S)  # spheres sorted by link; pairs renumbered to match
         masks = self._masks(model)
+        index = rank[pairs[:, :2].astype(np.int64)]
+        pair_links = model.link_of[order][index] if len(index) else np.zeros((0, 2), dtype=np.int64)
+        by_group = np.lexsort((pair_links[:, 1], pair_links[:, 0]))  # stable: pairs grouped by link pair
+        index, slack, pair_links = index[by_group], pairs[by_group, 2], pair_links[by_group]
+        groups, first, count = np.unique(pair_links, axis=0, return_index=True, return_counts=True)
+        P, G = len(index), len(groups)
         blob = self.scene.pack() if self.scene is not None else np.zeros(0)
-        world_at = HEAD + SPHERE_ROW * S + PAIR_ROW * P
-        out = np.zeros(world_at + 3 * S + len(blob))
-        out[:HEAD] = (S, P, world_at + 3 * S if self.scene is not None else -1, world_at)
+        bounds_at = HEAD + SPHERE_ROW * S
+        pairs_at = bounds_at + SPHERE_ROW * L
+        groups_at = pairs_at + PAIR_ROW * P
+        world_at = groups_at + GROUP_ROW * G
+        scene_at = world_at + 3 * (S + L)
+        out = np.zeros(scene_at + len(blob))
+        out[:HEAD] = (S, P, scene_at if self.scene is not None else -1, world_at, L, G)
         links = model.link_of[order]
-        out[HEAD : HEAD + SPHERE_ROW * S] = sphere_rows(model, order, links, masks[links]).ravel()
-        if P:
-            index = rank[pairs[:, :2].astype(np.int64)]
-            out[HEAD + SPHERE_ROW * S : world_at] = np.c_[index, pairs[:, 2]].ravel()
-        out[world_at + 3 * S :] = blob
+        out[HEAD:bounds_at] = sphere_rows(model, order, links, masks[links]).ravel()
+        out[bounds_at:pairs_at] = _bounding_rows(model).ravel()
+        out[pairs_at:groups_at] = np.c_[index, slack].ravel()
+        out[groups_at:world_at] = np.c_[groups, first, count].ravel()
+        out[scene_at:] = blob
         return out
 
     def data_version(self):
