@@ -41,6 +41,7 @@ def test_slack_frees_the_free_workspace_and_keeps_collisions_costly(name):
 def test_cached_and_computed_once(monkeypatch):
     robot = bioik.load_robot("ur5")
     model, acm = sphere_model(robot), allowed_collisions(robot)
+    sphere_pairs_module._memory.clear()  # computed (and stored in this session's cache folder) here
     first = sphere_pairs(robot, model, acm)
     monkeypatch.setattr(sphere_pairs_module, "_slack", lambda *a: pytest.fail("recomputed"))
     assert sphere_pairs(robot, model, acm) is first

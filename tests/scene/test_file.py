@@ -114,6 +114,7 @@ def test_open_mesh_as_surface_in_a_file(tmp_path):
         ('[[obstacle]]\nname = "a"\nunion = []\n', "key 'union'.*non-empty"),
         ('[[obstacle]]\nname = "a"\nunion = [{ sphere = 1, name = "x" }]\n', "key 'name': unknown key"),
         ('[[obstacle]]\nname = "a"\nsphere = 1\n[[obstacle]]\nname = "a"\nsphere = 2\n', "obstacle 'a', key 'name'.*twice"),
+        ('[[obstacle]]\nname = "a"\nsphere = 1\ntouch = "base_link"\n', "key 'touch'.*list of robot link names"),
     ],
 )
 def test_bad_files_name_the_file_obstacle_and_key(tmp_path, text, match):
@@ -127,3 +128,10 @@ def test_bad_files_name_the_file_obstacle_and_key(tmp_path, text, match):
 def test_missing_file():
     with pytest.raises(SceneError, match="scene file '/no/such.toml' does not exist"):
         Scene.from_file("/no/such.toml")
+
+
+def test_touch_lists_the_links_that_may_touch_an_obstacle(tmp_path):
+    path = tmp_path / "cell.toml"
+    path.write_text('[[obstacle]]\nname = "table"\nbox = [1, 1, 0.1]\ntouch = ["base_link", "shoulder_link"]\n'
+                    '[[obstacle]]\nname = "post"\nsphere = 0.1\n')
+    assert Scene.from_file(path).allowed_contacts == (("base_link", "table"), ("shoulder_link", "table"))

@@ -148,3 +148,20 @@ def test_unreadable_mesh_file(tmp_path):
     bad.write_text("solid nothing\nendsolid\n")
     with pytest.raises(SceneError, match="obstacle 'm'.*bad.stl"):
         Scene().add_mesh("m", bad)
+
+
+def test_allowed_contacts_follow_their_obstacle_and_change_the_layout():
+    scene = Scene()
+    scene.add_box("table", (1, 1, 0.1))
+    scene.add_sphere("ball", 0.1)
+    version = scene.layout_version
+    scene.allow_contact("table", "base_link", "shoulder_link")
+    scene.allow_contact("table", "base_link")  # already there: nothing changes
+    assert scene.allowed_contacts == (("base_link", "table"), ("shoulder_link", "table"))
+    assert scene.layout_version != version
+    with pytest.raises(SceneError, match="unknown obstacle 'shelf'"):
+        scene.allow_contact("shelf", "base_link")
+    with pytest.raises(SceneError, match="non-empty strings"):
+        scene.allow_contact("ball", "")
+    scene.remove("table")
+    assert scene.allowed_contacts == ()

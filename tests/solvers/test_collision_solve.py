@@ -129,3 +129,12 @@ def test_moving_an_obstacle_between_solves(checker, targets):
 def test_bad_scene_argument():
     with pytest.raises(TypeError, match="scene must be a bioik.Scene"):
         bioik.solve(ROBOT, [PositionGoal(TIP, (0.3, 0.2, 0.4))], scene="scene.toml", timeout=0.01)
+
+
+def test_contacts_the_scene_allows_need_no_goal_of_your_own(checker, targets):
+    scene = table_and_boxes()
+    scene.allow_contact("table", "base_link", "shoulder_link")
+    T, seed = targets[0]
+    res = bioik.solve(ROBOT, [PoseGoal(TIP, T)], seed=seed, scene=scene, timeout=3600.0, max_iterations=500, random_seed=0)
+    assert res.success and checker.is_free(res.q)
+    assert bioik.CollisionChecker(ROBOT, scene).is_free(res.q)  # the checker reads the scene's contacts too

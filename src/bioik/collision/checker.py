@@ -223,7 +223,8 @@ class CollisionChecker:
     robot: a `Robot` (q is its active group; other joints stay frozen); scene: None or a
     scene (duck-typed, see the module); margin: pairs closer than this (m) count as
     colliding; acm: the allowed-collision matrix (default `allowed_collisions(robot)`);
-    allowed: (link, obstacle name) pairs never checked.
+    allowed: (link, obstacle name) pairs never checked, beside the scene's own
+    (`Scene.allow_contact`).
     """
 
     def __init__(self, robot: Robot, scene: Any = None, margin: float = 0.0, acm: AllowedCollisions | None = None,
@@ -272,7 +273,8 @@ class CollisionChecker:
         obs = s["obstacles"]
         if obs is None or (self.scene is not None and obs.layout != getattr(self.scene, "layout_version", None)) \
                 or (self.scene is not None and getattr(self.scene, "layout_version", None) is None):
-            obs = s["obstacles"] = _Obstacles(self.scene, self._elements, self.links, self.allowed)
+            allowed = self.allowed | set(getattr(self.scene, "allowed_contacts", ()))  # the scene's own contacts
+            obs = s["obstacles"] = _Obstacles(self.scene, self._elements, self.links, allowed)
             s["gaps_obs"] = np.empty((len(self._elements), len(obs.names)))
         obs.refresh(self.scene)
         return self._local

@@ -35,8 +35,8 @@ from bioik.collision.spheres import SphereModel
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX
 from bioik.goals.registry import ANY_LINKS
-from bioik.goals.spheres import (SPHERE_ROW, add_row, block_scene, cover, finish_row, per_robot, read_scene_block,
-                                 scene_block, sphere_centre, sphere_rows)
+from bioik.goals.spheres import (SPHERE_ROW, add_row, block_scene, contact_masks, cover, finish_row, per_robot,
+                                 read_scene_block, scene_block, sphere_centre, sphere_rows)
 from bioik.kinematics.frames import JIT
 from bioik.scene.scene import Scene
 from bioik.scene.sdf import scene_distance
@@ -73,7 +73,8 @@ class ClearanceGoal(Goal):
     scene: the obstacles; epsilon: the surface distance (m) that costs 1 per sphere, the
     cost being (2ε/(ε + d))² [E 8.2]; margin: subtracted from every distance (a sphere
     `margin` away counts as touching); spheres: the robot's sphere cover (default
-    `sphere_model(robot)`). Secondary by default: the cost never reaches 0, so as a
+    `sphere_model(robot)`). Links the scene lets touch an obstacle (`Scene.allow_contact`)
+    are not charged for it. Secondary by default: the cost never reaches 0, so as a
     primary goal it is met only when √Σ cost ≤ tolerance. Obstacles move between solves
     with `scene.move`; adding or removing one prepares a new problem.
     """
@@ -118,7 +119,8 @@ class ClearanceGoal(Goal):
 
     def data(self, robot):
         model = self._cover(robot)
-        return scene_block(sphere_rows(model, np.arange(len(model)), model.link_of, 0), self.scene)
+        masks = contact_masks(model, self.scene, self.scene.allowed_contacts, "ClearanceGoal: the scene's contacts")
+        return scene_block(sphere_rows(model, np.arange(len(model)), model.link_of, masks[model.link_of]), self.scene)
 
     def data_version(self):
         return self.scene.pose_version

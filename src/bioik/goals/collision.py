@@ -41,7 +41,7 @@ from bioik.collision.spheres import SphereModel
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
-from bioik.goals.spheres import (SPHERE_ROW, add_row, cover, finish_row, link_slot, obstacle_index, per_robot,
+from bioik.goals.spheres import (SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
                                  scene_depth, sphere_centre, sphere_rows)
 from bioik.kinematics.frames import JIT
 from bioik.scene.scene import Scene
@@ -140,7 +140,8 @@ class CollisionAvoidanceGoal(Goal):
     scene: the obstacles (None: self-collision only); margin: the clearance (m) every
     sphere must keep; epsilon: the penetration depth (m) that costs 1, (pen/ε)² [E 8.3];
     self_collision: check link pairs the allowed-collision matrix leaves checked;
-    allowed: (link, obstacle name) pairs never checked (a robot standing on its table);
+    allowed: (link, obstacle name) pairs never checked (a robot standing on its table),
+    beside the scene's own (`Scene.allow_contact`);
     spheres: the robot's sphere cover (default `sphere_model(robot)`). Met when no sphere
     is deeper than tolerance·ε. Obstacles move between solves with `scene.move` (the
     next solve reads their poses); adding or removing one prepares a new problem.
@@ -205,21 +206,13 @@ class CollisionAvoidanceGoal(Goal):
         p[0], p[1] = self.margin, self.epsilon
         return p
 
-    def _masks(self, model: SphereModel) -> np.ndarray:
-        """Per covered link, the bits of the obstacles it may touch (`allowed`)."""
-        masks = np.zeros(len(model.links), dtype=np.int64)
-        scene = Scene() if self.scene is None else self.scene
-        for link, obstacle in self.allowed:
-            slot = link_slot(model, link, "CollisionAvoidanceGoal: allowed")
-            masks[slot] |= np.int64(1) << obstacle_index(scene, obstacle, "CollisionAvoidanceGoal: allowed")
-        return masks
-
     def data(self, robot):
         model, order, pairs = self._robot_data(robot)
         S, L = len(order), len(model.links)
         rank = np.empty(S, dtype=np.int64)
         rank[order] = np.arange(S)  # spheres sorted by link; pairs renumbered to match
-        masks = self._masks(model)
+        scene = Scene() if self.scene is None else self.scene
+        masks = contact_masks(model, scene, (*self.allowed, *scene.allowed_contacts), "CollisionAvoidanceGoal: allowed")
         index = rank[pairs[:, :2].astype(np.int64)]
         pair_links = model.link_of[order][index] if len(index) else np.zeros((0, 2), dtype=np.int64)
         by_group = np.lexsort((pair_links[:, 1], pair_links[:, 0]))  # stable: pairs grouped by link pair

@@ -85,6 +85,14 @@ def obstacle_index(scene: Scene, name: str, goal: str) -> int:
     return k
 
 
+def contact_masks(model: SphereModel, scene: Scene, pairs, goal: str) -> np.ndarray:
+    """Per covered link, the bits of the obstacles it may touch: (link, obstacle) `pairs`."""
+    masks = np.zeros(len(model.links), dtype=np.int64)
+    for link, obstacle in pairs:
+        masks[link_slot(model, link, goal)] |= np.int64(1) << obstacle_index(scene, obstacle, goal)
+    return masks
+
+
 def sphere_rows(model: SphereModel, index: np.ndarray, slots: np.ndarray, masks: np.ndarray | int) -> np.ndarray:
     """The sphere rows (len(index), SPHERE_ROW) of the cover's spheres `index`, with their
     goal link slots and obstacle masks."""

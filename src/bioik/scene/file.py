@@ -58,7 +58,7 @@ else:  # pragma: no cover
 
 SHAPE_KEYS = ("box", "sphere", "cylinder", "capsule", "mesh", "union", "difference")
 POSE_KEYS = ("position", "rpy", "quaternion")
-OBSTACLE_KEYS = {"name", "scale", "resolution", "solid", *SHAPE_KEYS, *POSE_KEYS}
+OBSTACLE_KEYS = {"name", "scale", "resolution", "solid", "touch", *SHAPE_KEYS, *POSE_KEYS}
 PART_KEYS = {"scale", *SHAPE_KEYS, *POSE_KEYS}
 
 
@@ -73,8 +73,8 @@ class _Context:
         return SceneError(f"{where}: {message}")
 
 
-def read_scene_file(path: str | os.PathLike) -> list[tuple[str, object, np.ndarray]]:
-    """(name, shape, pose) of every obstacle in the TOML scene file at path."""
+def read_scene_file(path: str | os.PathLike) -> list[tuple[str, object, np.ndarray, tuple[str, ...]]]:
+    """(name, shape, pose, links that may touch it) of every obstacle in the TOML scene file at path."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -103,7 +103,10 @@ def read_scene_file(path: str | os.PathLike) -> list[tuple[str, object, np.ndarr
         seen.add(name)
         _check_keys(table, OBSTACLE_KEYS, ctx)
         shape = _shape(table, ctx, path.parent, top=True)
-        out.append((name, shape, _pose(table, ctx)))
+        touch = table.get("touch", [])
+        if not isinstance(touch, list) or not all(isinstance(link, str) and link for link in touch):
+            raise ctx.error("must be a list of robot link names that may touch this obstacle", "touch")
+        out.append((name, shape, _pose(table, ctx), tuple(touch)))
     return out
 
 

@@ -59,14 +59,17 @@ class Scene:
         self._layout_version = next(_VERSIONS)
         self._pose_version = next(_VERSIONS)
         self._packed: tuple[int, int, np.ndarray] | None = None
+        self._contacts: dict[tuple[str, str], None] = {}  # (link, obstacle), in order
 
     # ---- reading from a file -------------------------------------------------------------
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Scene:
         """A scene from a TOML file (schema in `bioik.scene.file` and docs/scene-format.md)."""
         scene = cls()
-        for name, shape, pose in read_scene_file(path):
+        for name, shape, pose, touch in read_scene_file(path):
             scene.add(name, shape, pose)
+            if touch:
+                scene.allow_contact(name, *touch)
         return scene
 
     # ---- editing -------------------------------------------------------------------------
@@ -130,11 +133,31 @@ class Scene:
             raise SceneError(f"obstacle {name!r}: {e}") from None
 
     def remove(self, name: str) -> None:
-        """Remove obstacle `name` (later obstacles move down one index in the blob)."""
+        """Remove obstacle `name` (later obstacles move down one index in the blob) and
+        the contacts allowed with it."""
         self._get(name)
         del self._obstacles[name]
         self._grids.pop(name, None)
+        self._contacts = {pair: None for pair in self._contacts if pair[1] != name}
         self._layout_version = next(_VERSIONS)
+
+    def allow_contact(self, obstacle: str, *links: str) -> None:
+        """Let robot `links` touch `obstacle` (a robot standing on its table): collision
+        goals and checks on this scene never charge these pairs. Link names are checked
+        against the robot when a goal or checker uses the scene."""
+        self._get(obstacle)
+        for link in links:
+            if not isinstance(link, str) or not link:
+                raise SceneError(f"allow_contact({obstacle!r}, …): links must be non-empty strings; got {link!r}")
+        new = [(link, obstacle) for link in links if (link, obstacle) not in self._contacts]
+        if new:
+            self._contacts.update(dict.fromkeys(new))
+            self._layout_version = next(_VERSIONS)
+
+    @property
+    def allowed_contacts(self) -> tuple[tuple[str, str], ...]:
+        """(link, obstacle) pairs that may touch (`allow_contact`), in the order given."""
+        return tuple(self._contacts)
 
     def move(self, name: str, pose) -> None:
         """Give obstacle `name` a new pose (no grid is rebuilt; `write_poses` updates a blob)."""
