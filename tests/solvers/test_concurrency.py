@@ -44,7 +44,8 @@ def test_one_solver_object_shared_by_threads():
     seeds = r.random_configuration(rng, n=200)
 
     def one(k):
-        res = solver.solve([bioik.PoseGoal(r.tips[0], targets[k])], seed=seeds[k], max_iterations=80, random_seed=k)
+        # an iteration budget, not the default 5 ms: six threads on a busy machine may need longer
+        res = solver.solve([bioik.PoseGoal(r.tips[0], targets[k])], seed=seeds[k], timeout=3600.0, max_iterations=80, random_seed=k)
         return res.q.tobytes(), res.success
 
     serial = [one(k) for k in range(200)]

@@ -36,7 +36,7 @@ def test_fitness_pose_rebalanced_and_randomized():
     T = robot.link_pose(robot.random_configuration(rng), tip)
     x = robot.random_configuration(rng)
     p, ctx = ctx_for(robot, [bioik.PoseGoal(tip, T)])
-    geo = ctx[8]
+    geo = ctx[9]  # (seg_i, seg_f, out_seg, out_tf, gi, gf, gw, vdata, aux, geo, …): see bio1.context
     base, length = geo[0, :3], geo[0, 3]
     A = robot.link_pose(x, tip)
     # the chain's first joint is the base of Δ; the fixed chain length bounds Δ (triangle inequality)
