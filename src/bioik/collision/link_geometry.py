@@ -13,12 +13,15 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from bioik.errors import BioikError
 from bioik.model.robot_model import Geometry, Link, RobotModel
+
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
 
 
 class MeshNotFoundError(BioikError, FileNotFoundError):
@@ -41,6 +44,7 @@ class Piece:
 
     def trimesh(self) -> trimesh.Trimesh:
         """The piece as a triangle mesh in the link frame (primitives inscribed in the true shape)."""
+        import trimesh
         if self.kind == "box":
             m = trimesh.creation.box(extents=self.size)
         elif self.kind == "cylinder":
@@ -79,6 +83,7 @@ def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
 
 @lru_cache(maxsize=64)
 def _read_mesh(path: str, scale: tuple[float, ...]) -> trimesh.Trimesh:
+    import trimesh
     m = trimesh.load(path, force="mesh", process=True)
     if len(m.faces) == 0:
         raise ValueError(f"collision mesh {path!r} has no triangles")
@@ -111,6 +116,7 @@ def collision_links(model: RobotModel) -> tuple[str, ...]:
 
 def link_meshes(model: RobotModel) -> dict[str, trimesh.Trimesh]:
     """Each link with collision geometry → all its elements as one mesh in the link frame."""
+    import trimesh
     return {l.name: trimesh.util.concatenate([p.trimesh() for p in link_pieces(l)])
             for l in model.links if l.collision}
 

@@ -9,17 +9,22 @@ the result gets a grid like any other mesh.
 
 from __future__ import annotations
 
-import trimesh
+from typing import TYPE_CHECKING
 
 from bioik.scene.errors import SceneError
 from bioik.scene.poses import validate_pose
 from bioik.scene.shapes import Box, Capsule, Cylinder, Solid, Sphere, Surface
 
-Part = Box | Sphere | Cylinder | Capsule | Solid | trimesh.Trimesh | tuple
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
+
+#: What a boolean takes: a shape, a trimesh.Trimesh, or either with a pose as (part, pose).
+Part = "Box | Sphere | Cylinder | Capsule | Solid | trimesh.Trimesh | tuple"
 
 
 def _mesh(part, what: str) -> trimesh.Trimesh:
     """A part (shape, Trimesh, or (either, 4×4 pose)) as a mesh in the result's frame."""
+    import trimesh
     pose = None
     if isinstance(part, tuple):
         if len(part) != 2:
@@ -46,6 +51,7 @@ def _solid(result: trimesh.Trimesh, what: str) -> Solid:
 
 def union(*parts: Part) -> Solid:
     """The solid covered by any of the parts."""
+    import trimesh
     if not parts:
         raise SceneError("union: needs at least one part")
     meshes = [_mesh(p, f"union part {i}") for i, p in enumerate(parts)]
@@ -55,6 +61,7 @@ def union(*parts: Part) -> Solid:
 
 def difference(a: Part, *cut: Part) -> Solid:
     """`a` with every part of `cut` removed."""
+    import trimesh
     base = _mesh(a, "difference base")
     if not cut:
         return _solid(base, "difference")

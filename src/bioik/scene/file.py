@@ -42,14 +42,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from bioik.scene.boolean import difference, union
 from bioik.scene.errors import SceneError
 from bioik.scene.poses import pose_from, validate_pose
 from bioik.scene.shapes import Box, Capsule, Cylinder, Solid, Sphere, Surface
+
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -177,6 +180,7 @@ def _shape(table: dict, ctx: _Context, base: Path, top: bool):
 
 
 def _mesh_shape(table, value, ctx, base, resolution, top):
+    import trimesh
     if not isinstance(value, str):
         raise ctx.error(f"expected a file path; got {value!r}", "mesh")
     if "solid" in table and not isinstance(table["solid"], bool):

@@ -47,16 +47,18 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 from numba import njit
-from scipy import ndimage
 
 from bioik.kinematics.frames import JIT
 from bioik.scene.errors import SceneError
 from bioik.scene.sdf import grid_sdf
 from bioik.scene.shapes import Solid, Surface
+
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
 
 #: Bump when the build or the file layout changes: old cache files stop matching.
 FORMAT_VERSION = 1
@@ -178,6 +180,8 @@ def _store(path: Path, key: str, grid: SDFGrid) -> None:
 def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True, padding: int = PADDING) -> SDFGrid:
     """Sample the (signed if `signed`) distance to the mesh on nodes `spacing` apart over
     its bounds padded by `padding` cells (see the module docstring for how)."""
+    from scipy import ndimage
+    import trimesh
     h = float(spacing)
     V = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
     F = np.ascontiguousarray(mesh.faces, dtype=np.int64)

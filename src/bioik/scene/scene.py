@@ -17,9 +17,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from bioik.scene import sdf
 from bioik.scene.errors import SceneError
@@ -27,6 +27,9 @@ from bioik.scene.file import read_scene_file
 from bioik.scene.grid import SDFGrid, grid_for
 from bioik.scene.poses import validate_pose
 from bioik.scene.shapes import Box, Capsule, Cylinder, Shape, Solid, Sphere, Surface
+
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
 
 _VERSIONS = itertools.count(1)
 
@@ -298,6 +301,7 @@ class Scene:
 
 def load_mesh(mesh_or_path, name: str) -> trimesh.Trimesh:
     """A Trimesh as is, or the file at a path as one mesh (scenes concatenated)."""
+    import trimesh
     if isinstance(mesh_or_path, trimesh.Trimesh):
         return mesh_or_path
     if not isinstance(mesh_or_path, (str, os.PathLike)):

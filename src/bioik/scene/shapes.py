@@ -12,11 +12,14 @@ grid's default spacing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from bioik.scene.errors import SceneError
+
+if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+    import trimesh
 
 
 def _positive(value: float, what: str, shape: str) -> float:
@@ -42,6 +45,7 @@ class Box:
         object.__setattr__(self, "size", tuple(_positive(v, "size", "Box") for v in s))
 
     def trimesh(self) -> trimesh.Trimesh:
+        import trimesh
         return trimesh.creation.box(extents=self.size)
 
 
@@ -55,6 +59,7 @@ class Sphere:
         object.__setattr__(self, "radius", _positive(self.radius, "radius", "Sphere"))
 
     def trimesh(self) -> trimesh.Trimesh:
+        import trimesh
         return trimesh.creation.icosphere(subdivisions=3, radius=self.radius)
 
 
@@ -70,6 +75,7 @@ class Cylinder:
         object.__setattr__(self, "length", _positive(self.length, "length", "Cylinder"))
 
     def trimesh(self) -> trimesh.Trimesh:
+        import trimesh
         return trimesh.creation.cylinder(radius=self.radius, height=self.length, sections=64)
 
 
@@ -85,11 +91,13 @@ class Capsule:
         object.__setattr__(self, "length", _positive(self.length, "length", "Capsule"))
 
     def trimesh(self) -> trimesh.Trimesh:
+        import trimesh
         return trimesh.creation.capsule(height=self.length, radius=self.radius, count=(32, 32))
 
 
 def _mesh_label(mesh) -> str:
     """How an error names a mesh: its file if trimesh recorded one, else its size."""
+    import trimesh
     name = getattr(mesh, "metadata", {}).get("file_name") if isinstance(mesh, trimesh.Trimesh) else None
     if name:
         return repr(name)
@@ -101,6 +109,7 @@ def _resolution(value, shape: str) -> float | None:
 
 
 def _mesh(mesh, shape: str) -> trimesh.Trimesh:
+    import trimesh
     if not isinstance(mesh, trimesh.Trimesh):
         raise TypeError(f"{shape}: mesh must be a trimesh.Trimesh; got {type(mesh).__name__}")
     if len(mesh.faces) == 0:

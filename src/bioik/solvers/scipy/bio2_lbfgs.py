@@ -39,7 +39,6 @@ import time
 
 import numpy as np
 from numba import njit
-from scipy.optimize import Bounds, minimize
 
 from bioik.goals.acceptance import goal_errors
 from bioik.problem.layout import unpack
@@ -186,6 +185,7 @@ def bio2_lbfgs_search(problem, q, deadline, budget, seed, mode, settings, random
 
 
 def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
+    from scipy.optimize import Bounds, minimize  # on use: importing scipy.optimize takes ≈ 0.4 s
     P = int(settings[SETTING.population_size])
     elites = min(max(int(settings[SETTING.elite_count]), 0), P)
     I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])

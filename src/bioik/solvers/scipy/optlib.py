@@ -35,7 +35,6 @@ point, or when scipy reports a loss of precision.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 
 from bioik.problem import Problem
 from bioik.solvers.scipy.objective import make_buffers, objective, residuals, restart_search, scipy_bounds, timed
@@ -124,6 +123,7 @@ def make_search(method: str):
         bounds = scipy_bounds(problem)
 
         def run(start, remaining):
+            from scipy.optimize import minimize  # on use: importing scipy.optimize takes ≈ 0.4 s
             maxiter = min(remaining, cap)
             fun = timed(cost, deadline)
             if method == "gd":

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.optimize import minimize
 
 from bioik.goals.base import AVOID_JOINT_LIMITS, ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1
@@ -234,6 +233,7 @@ def relaxed_search(problem: Problem, q, deadline, budget, seed, mode, settings, 
     cap = max(1, int(p["max_iterations_per_run"]))
 
     def slsqp(f, start, maxiter):
+        from scipy.optimize import minimize  # on use: importing scipy.optimize takes ≈ 0.4 s
         res = minimize(timed(f, deadline), start, jac=True, method="SLSQP", bounds=bounds, options={"maxiter": max(1, maxiter), "ftol": p["ftol"]})
         return np.clip(res.x, problem.robot.lower, problem.robot.upper), float(res.fun), max(int(res.nit), 1)
 

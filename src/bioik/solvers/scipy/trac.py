@@ -42,7 +42,6 @@ import time
 import weakref
 
 import numpy as np
-from scipy.optimize import minimize
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.joints import REFERENCE
@@ -246,6 +245,7 @@ class _Race:
 
     def sqp_attempt_run(self, start: np.ndarray) -> None:
         """One SLSQP attempt from start (kdl turns interleaved); returns when it ends."""
+        from scipy.optimize import minimize  # on use: importing scipy.optimize takes ≈ 0.4 s
         self.sqp_its = 0
         try:
             res = minimize(self.sqp_fun, start, jac=True, method="SLSQP", bounds=self.bounds, callback=self.sqp_callback,
