@@ -4,8 +4,8 @@ modules import each other in a circle.
 
 Layers, lowest first: errors and `_kernel_cache` (import nothing from bioik) < model <
 kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
-their signed distances) < collision (the robot's collision model: spheres, allowed pairs,
-exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
+their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
+collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
 track, rollout, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
@@ -26,17 +26,18 @@ LAYERS = {
     "bioik.kinematics": 2,
     "bioik.robots": 3,
     "bioik.scene": 4,
-    "bioik.collision": 5,
-    "bioik.goals": 6,
-    "bioik.problem": 7,
-    "bioik.solvers": 8,
-    "bioik.track": 9,
-    "bioik.rollout": 9,
-    "bioik.moveit": 9,
-    "bioik.moveit_config": 9,
-    "bioik": 10,
-    "bioik.bench": 11,
-    "bioik.cli": 12,
+    "bioik.scenes": 5,
+    "bioik.collision": 6,
+    "bioik.goals": 7,
+    "bioik.problem": 8,
+    "bioik.solvers": 9,
+    "bioik.track": 10,
+    "bioik.rollout": 10,
+    "bioik.moveit": 10,
+    "bioik.moveit_config": 10,
+    "bioik": 11,
+    "bioik.bench": 12,
+    "bioik.cli": 13,
 }
 
 #: Inside bioik.solvers: shared plumbing < the families (a family may build on a lower

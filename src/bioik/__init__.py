@@ -20,12 +20,13 @@ from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_
 from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
 from bioik.robots import load_robot  # noqa: E402
 from bioik.scene import Scene, SceneError  # noqa: E402
+from bioik import scenes  # noqa: E402 — the bundled benchmark scenarios
 from bioik.rollout import Rollout, rollout  # noqa: E402
 from bioik.track import TrackResult, track  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "solve", "track", "TrackResult", "rollout", "Rollout",
+__all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "track", "TrackResult", "rollout", "Rollout",
            "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
 
 

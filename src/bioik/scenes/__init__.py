@@ -1,0 +1,108 @@
+"""Bundled benchmark scenes: the eight EBIKE scenarios of [E 4] for `elise_ur10`.
+
+    s = bioik.scenes.load("HydrogenTank")
+    s.scene                                  # a fresh bioik.Scene (obstacles built in code)
+    s.opening                                # Opening(point, axis, diameter) or None
+    targets = s.sample_targets(100, rng=0)   # (100, 4, 4) endoscope_tip poses on the surfaces
+
+Geometry, placement and the source of every number: `bioik.scenes.ebike`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bioik.model.names import UnknownNameError, suggest
+from bioik.scene import Scene
+from bioik.scenes import ebike
+from bioik.scenes.surfaces import Patch, sample_points, tool_poses
+
+ROBOT = "elise_ur10"
+TIP = "endoscope_tip"
+
+#: A pose clear of every scenario's obstacles: the UR10's upright pose (upper arm and
+#: forearm straight up), the endoscope level along +y about 1.4 m above the base.
+READY = np.array([0.0, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A round hole: its centre on the outer face, the unit axis into the object, its diameter."""
+
+    point: tuple[float, float, float]
+    axis: tuple[float, float, float]
+    diameter: float
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario: its obstacles, its opening (if any) and the surfaces targets lie on."""
+
+    name: str
+    scene: Scene
+    opening: Opening | None
+    target_surfaces: str
+    patches: tuple[Patch, ...] = field(repr=False)
+
+    def sample_targets(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """(n, 4, 4) poses of elise_ur10's endoscope_tip: on a target surface (uniform by
+        area) with the z axis pointing into it, or for Random the tip's pose at uniform
+        random configurations."""
+        rng = np.random.default_rng(rng)
+        n = int(n)
+        if not self.patches:
+            from bioik.robots import load_robot
+
+            robot = load_robot(ROBOT)
+            return robot.fk(robot.random_configuration(rng, n), [TIP])[:, 0]
+        return tool_poses(*sample_points(self.patches, n, rng), rng)
+
+
+def _on_stand(build, surfaces: str):
+    """A builder for an object on the floor, the robot on its pedestal: (patches, opening, surfaces)."""
+    def builder(scene: Scene):
+        ebike.stand(scene)
+        patches = build(scene)
+        return patches, None, surfaces
+
+    return builder
+
+
+def _tank(diameter: float):
+    def builder(scene: Scene):
+        ebike.stand(scene)
+        patches, (point, axis, d) = ebike.tank(scene, diameter)
+        return patches, Opening(point, axis, d), "inner side wall and inner bottom of the tank"
+
+    return builder
+
+
+_BUILDERS = {
+    "Random": lambda scene: ([], None, "none: poses of endoscope_tip at uniform random configurations"),
+    "Table": _on_stand(lambda s: ebike.table(s, 0.30, 0.80, 1.40), "upper face of the table top"),
+    "SmallTable": _on_stand(lambda s: ebike.table(s, 0.40, 0.50, 0.60), "upper face of the table top"),
+    "TableObjects": _on_stand(ebike.objects, "sides and top caps of the six cylinders"),
+    "Shelf": _on_stand(ebike.shelf, "floor, ceiling, sides and back of each of the 9 compartments"),
+    "Barrel": _on_stand(ebike.barrel, "the six inner walls and the inner floor of the barrel"),
+    "HydrogenTank": _tank(0.07),
+    "HydrogenTankSmall": _tank(0.035),
+}
+
+
+def names() -> list[str]:
+    """The scenario names, in [E 4]'s order."""
+    return list(_BUILDERS)
+
+
+def load(name: str) -> Scenario:
+    """Scenario `name` with a freshly built scene (an UnknownNameError lists the names)."""
+    if name not in _BUILDERS:
+        raise UnknownNameError(f"unknown scenario {name!r}; {suggest(str(name), _BUILDERS, n=8)}")
+    scene = Scene()
+    patches, opening, surfaces = _BUILDERS[name](scene)
+    return Scenario(name, scene, opening, surfaces, tuple(patches))
+
+
+__all__ = ["READY", "Opening", "Scenario", "load", "names"]
