@@ -58,7 +58,6 @@ pointing into the tank (−z), and the diameter.
 from __future__ import annotations
 
 import numpy as np
-import trimesh
 
 from bioik.scene import Cylinder, Scene, difference
 from bioik.scenes.surfaces import Disk, Mantle, rect, triangle
@@ -136,6 +135,8 @@ BARREL_XY, BARREL_R, BARREL_H, HEX_R, BARREL_FLOOR = (0.70, 0.0), 0.27, 0.55, 0.
 
 
 def barrel(scene: Scene) -> list:
+    import trimesh  # on use: importing it takes ≈ 1 s
+
     x, y = BARREL_XY
     top, bottom = FLOOR_Z + BARREL_H, FLOOR_Z + BARREL_FLOOR
     hole = trimesh.creation.cylinder(radius=HEX_R, height=BARREL_H, sections=6)  # corners at 0°, 60°, …
