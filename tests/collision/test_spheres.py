@@ -95,3 +95,25 @@ def test_cached_in_memory_and_on_disk(monkeypatch):
 def test_bad_parameters_are_named(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         sphere_model(bioik.load_robot("ur5"), **kw)
+
+
+def test_per_link_settings_thin_one_link_and_leave_the_others():
+    robot = bioik.load_robot("elise_ur10")
+    default = sphere_model(robot)
+    thin = sphere_model(robot, links={"endoscope_link_1": (0.003, 40)})
+    k = thin.links.index("endoscope_link_1")
+    # the 4 mm endoscope shaft: 17.5 mm spheres by default, at most 4 + 3 mm with its own setting
+    assert default.radii[default.link_of == k].max() > 0.017
+    assert thin.radii[thin.link_of == k].max() <= 0.007 + 1e-6
+    assert 10 < thin.per_link()["endoscope_link_1"] <= 40
+    others = thin.link_of != k
+    assert np.array_equal(thin.radii[others], default.radii[default.link_of != k])
+    assert _uncovered(robot, thin, np.random.default_rng(3)) == []
+
+
+@pytest.mark.parametrize("links,match", [({"tool0": (0.01, 4)}, "not a link with collision geometry"),
+                                         ({"endoscope_link_1": 0.01}, r"\(tolerance, max_spheres\)"),
+                                         ({"endoscope_link_1": (0.0, 4)}, r"links\['endoscope_link_1'\]: tolerance")])
+def test_bad_per_link_settings_are_named(links, match):
+    with pytest.raises(ValueError, match=match):
+        sphere_model(bioik.load_robot("elise_ur10"), links=links)

@@ -35,7 +35,9 @@ merged spheres overshoot by more than `tolerance`.
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +45,7 @@ import numpy as np
 from bioik.collision import _cache
 from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces
 from bioik.kinematics.robot import Robot
+from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
 
 #: Default sideways overshoot bound (m) and sphere budget per link.
@@ -84,31 +87,38 @@ _lock = threading.Lock()
 
 
 def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERANCE,
-                 max_spheres: int = DEFAULT_MAX_SPHERES) -> SphereModel:
+                 max_spheres: int = DEFAULT_MAX_SPHERES, links: Mapping[str, tuple[float, int]] | None = None) -> SphereModel:
     """The conservative sphere cover of every link with collision geometry (see the module
     docstring for the method and the meaning of `tolerance` and `max_spheres`).
 
+    links: per-link (tolerance, max_spheres) that replace the defaults for those links —
+    a thin tool that must pass a narrow opening needs small spheres, e.g. elise_ur10's
+    4 mm endoscope: `links={"endoscope_link_1": (0.003, 40)}`.
     Cached in memory and on disk by geometry content and parameters.
     """
-    tolerance = float(tolerance)
-    if not np.isfinite(tolerance) or tolerance <= 0:
-        raise ValueError(f"tolerance must be a finite number > 0 (metres); got {tolerance!r}")
-    if int(max_spheres) != max_spheres or max_spheres < 1:
-        raise ValueError(f"max_spheres must be an integer ≥ 1; got {max_spheres!r}")
-    max_spheres = int(max_spheres)
+    tolerance, max_spheres = _settings(tolerance, max_spheres, "")
     model = robot.model if isinstance(robot, Robot) else robot
-    key = (geometry_digest(model), tolerance, max_spheres, _VERSION)
+    names = [link.name for link in model.links if link.collision]
+    own = {}
+    for name, pair in sorted((links or {}).items()):
+        if name not in names:
+            raise ValueError(f"links: {name!r} is not a link with collision geometry; {suggest(str(name), names)}")
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"links[{name!r}] must be (tolerance, max_spheres); got {pair!r}")
+        own[name] = _settings(pair[0], pair[1], f"links[{name!r}]: ")
+    key = (geometry_digest(model), tolerance, max_spheres, tuple(own.items()), _VERSION)
     with _lock:
         hit = _memory.get(key)
     if hit is not None:
         return hit
-    disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}-v{_VERSION}"
+    extra = "" if not own else "-" + hashlib.sha256(repr(key[3]).encode()).hexdigest()[:12]
+    disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}{extra}-v{_VERSION}"
     stored = _cache.load("spheres", disk_key)
     if stored is not None and stored.get("links") is not None:
         out = SphereModel(tuple(stored["links"]), np.asarray(stored["link_of"], dtype=np.int64).reshape(-1),
                           np.asarray(stored["centres"], dtype=float).reshape(-1, 3), np.asarray(stored["radii"], dtype=float).reshape(-1))
     else:
-        out = _build(model, tolerance, max_spheres)
+        out = _build(model, tolerance, max_spheres, own)
         _cache.store("spheres", disk_key, {"links": list(out.links), "link_of": out.link_of.tolist(),
                                            "centres": out.centres.tolist(), "radii": out.radii.tolist()})
     for a in (out.link_of, out.centres, out.radii):
@@ -118,12 +128,25 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
     return out
 
 
-def _build(model: RobotModel, tolerance: float, max_spheres: int) -> SphereModel:
+def _settings(tolerance, max_spheres, where: str) -> tuple[float, int]:
+    """A checked (tolerance, max_spheres) pair."""
+    try:
+        tolerance = float(tolerance)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}tolerance must be a number (metres); got {tolerance!r}") from None
+    if not np.isfinite(tolerance) or tolerance <= 0:
+        raise ValueError(f"{where}tolerance must be a finite number > 0 (metres); got {tolerance!r}")
+    if isinstance(max_spheres, bool) or not isinstance(max_spheres, (int, np.integer)) or max_spheres < 1:
+        raise ValueError(f"{where}max_spheres must be an integer ≥ 1; got {max_spheres!r}")
+    return tolerance, int(max_spheres)
+
+
+def _build(model: RobotModel, tolerance: float, max_spheres: int, own: dict[str, tuple[float, int]]) -> SphereModel:
     links, link_of, centres, radii = [], [], [], []
     for link in model.links:
         if not link.collision:
             continue
-        c, r = link_cover(link_pieces(link), tolerance, max_spheres)
+        c, r = link_cover(link_pieces(link), *own.get(link.name, (tolerance, max_spheres)))
         link_of += [len(links)] * len(r)
         links.append(link.name)
         centres.append(c)
