@@ -16,13 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bioik import _cache_dir
+
 
 def cache_dir() -> Path:
-    """The folder for bioik's caches (not created here)."""
-    if os.environ.get("BIOIK_CACHE_DIR"):
-        return Path(os.environ["BIOIK_CACHE_DIR"]) / "collision"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "bioik" / "collision"
+    """The folder for the collision caches (not created here)."""
+    return _cache_dir.cache_dir("collision")
 
 
 def load(kind: str, key: str) -> Any | None:

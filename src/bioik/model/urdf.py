@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
+from bioik.model import model_cache
 from bioik.model import urdf_checks as check
 from bioik.model.meshes import mesh_candidates
 from bioik.model.robot_model import (
@@ -53,14 +54,24 @@ def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[
     """
     text, origin, folder = read_source(source)
     root = parse_xml(text, origin)
-    links, joints = _check_structure(root, origin)
-    _check_forms(links, joints, origin)
-    robot = _yourdfpy(root, text, origin, lambda: _check_forms(links, joints, origin, unused=True))
 
     def mesh_file(reference: str) -> Path | None:
         return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
 
-    return _build(root, robot, links, joints, origin, mesh_file)
+    try:
+        key = model_cache.model_key(text, origin, folder, root, mesh_dirs, allow_outside, mesh_file)
+    except (URDFError, OSError, ValueError):  # a reference refused or unreadable: the full parse names it
+        key = None
+    model = model_cache.load(key) if key is not None else None
+    if model is not None:
+        return model
+    links, joints = _check_structure(root, origin)
+    _check_forms(links, joints, origin)
+    robot = _yourdfpy(root, text, origin, lambda: _check_forms(links, joints, origin, unused=True))
+    model = _build(root, robot, links, joints, origin, mesh_file)
+    if key is not None:
+        model_cache.store(key, model)
+    return model
 
 
 def _check_forms(links: dict[str, etree._Element], joints: dict[str, etree._Element], origin: str, unused: bool = False) -> None:

@@ -32,7 +32,7 @@ the node error. So |grid − true| ≤ (√3/2)·h where all 8 corners lie in th
 within 2h − √3·h ≈ 0.27h of the surface… and in practice well beyond), and ≤ (3√3/2)·h
 anywhere inside the node box.
 
-Cache: grids are stored as `.npz` under `$BIOIK_CACHE_DIR`, else
+Cache: grids are stored as `.npz` under `$BIOIK_CACHE_DIR/sdf`, else
 `$XDG_CACHE_HOME/bioik/sdf`, else `~/.cache/bioik/sdf`, named by a SHA-256 of (format
 version, vertices, faces, spacing, padding, signed). Writes go to a temporary name and are
 `os.replace`d into place, so readers never see half a file; a file that does not load or
@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from bioik import _cache_dir
 from bioik.kinematics.frames import JIT
 from bioik.scene.errors import SceneError
 from bioik.scene.sdf import grid_sdf
@@ -108,11 +109,8 @@ def default_resolution(mesh: trimesh.Trimesh) -> float:
 
 
 def cache_dir() -> Path:
-    """Where grids are cached: $BIOIK_CACHE_DIR, $XDG_CACHE_HOME/bioik/sdf or ~/.cache/bioik/sdf."""
-    if os.environ.get("BIOIK_CACHE_DIR"):
-        return Path(os.environ["BIOIK_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bioik" / "sdf"
+    """Where grids are cached: $BIOIK_CACHE_DIR/sdf, $XDG_CACHE_HOME/bioik/sdf or ~/.cache/bioik/sdf."""
+    return _cache_dir.cache_dir("sdf")
 
 
 def cache_key(mesh: trimesh.Trimesh, spacing: float, padding: int, signed: bool) -> str:
