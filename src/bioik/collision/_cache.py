@@ -11,8 +11,6 @@ a half-written entry and concurrent writers of the same key are harmless. Any pr
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,16 +32,4 @@ def load(kind: str, key: str) -> Any | None:
 
 def store(kind: str, key: str, value: Any) -> None:
     """Store a JSON value atomically; silently skipped if the folder is not writable."""
-    folder = cache_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{kind}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(value, f)
-            os.replace(tmp, folder / f"{kind}-{key}.json")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass
+    _cache_dir.write_whole(cache_dir() / f"{kind}-{key}.json", lambda f: f.write(json.dumps(value).encode()))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -60,16 +59,5 @@ def load(key: str) -> RobotModel | None:
 
 def store(key: str, model: RobotModel) -> None:
     """Store `model` under `key`; silently skipped where the cache cannot be written."""
-    folder = _cache_dir.cache_dir("models")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".model-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, folder / f"{key}.pkl")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass
+    _cache_dir.write_whole(_cache_dir.cache_dir("models") / f"{key}.pkl",
+                           lambda f: pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL))

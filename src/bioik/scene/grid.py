@@ -43,8 +43,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,21 +156,11 @@ def _load(path: Path, key: str) -> SDFGrid | None:
 
 
 def _store(path: Path, key: str, grid: SDFGrid) -> None:
-    """Write atomically (temporary file, then os.replace); a cache that cannot be written
+    """Write atomically (`bioik._cache_dir.write_whole`); a cache that cannot be written
     only costs a rebuild next time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.stem[:16] + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, key=np.array(key), version=np.array(FORMAT_VERSION), values=grid.values,
-                         origin=grid.origin, spacing=np.array(grid.spacing), signed=np.array(grid.signed))
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    _cache_dir.write_whole(path, lambda f: np.savez(
+        f, key=np.array(key), version=np.array(FORMAT_VERSION), values=grid.values, origin=grid.origin,
+        spacing=np.array(grid.spacing), signed=np.array(grid.signed)))
 
 
 def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True, padding: int = PADDING) -> SDFGrid:
