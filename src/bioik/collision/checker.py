@@ -141,8 +141,27 @@ def _cull(poses, el_link, el_origin, el_centre, el_radius, pairs, obs_inv, obs_l
 
 
 @njit(**KERNEL)
-def _inside(p, V, F):
-    """Ray parity: is point p inside the closed triangle mesh (V, F)?"""
+def _local(T, L, c, i):
+    """Coordinate i of the element centre c (in its link frame, link pose L) in the frame T."""
+    w = 0.0
+    for j in range(3):
+        w += T[j, i] * (L[j, 0] * c[0] + L[j, 1] * c[1] + L[j, 2] * c[2] + L[j, 3] - T[j, 3])
+    return w
+
+
+@njit(**KERNEL)
+def _centre_inside(T, L, c, V, F, lo, hi) -> bool:
+    """Is the element centre c (in its link frame, link pose L) inside the solid mesh
+    (V, F), of local bounds lo, hi, posed at T?"""
+    px, py, pz = _local(T, L, c, 0), _local(T, L, c, 1), _local(T, L, c, 2)
+    if px < lo[0] or py < lo[1] or pz < lo[2] or px > hi[0] or py > hi[1] or pz > hi[2]:
+        return False
+    return _inside(px, py, pz, V, F)
+
+
+@njit(**KERNEL)
+def _inside(px, py, pz, V, F):
+    """Ray parity: is the point p inside the closed triangle mesh (V, F)?"""
     dx, dy, dz = 0.5773502691896258, 0.5773492691896258, 0.5773512691896258
     hits = 0
     for f in range(F.shape[0]):
@@ -154,7 +173,7 @@ def _inside(p, V, F):
         if abs(det) < 1e-15:
             continue
         inv = 1.0 / det
-        tx, ty, tz = p[0] - V[a, 0], p[1] - V[a, 1], p[2] - V[a, 2]
+        tx, ty, tz = px - V[a, 0], py - V[a, 1], pz - V[a, 2]
         u = (tx * px + ty * py + tz * pz) * inv
         if u < 0.0 or u > 1.0:
             continue
@@ -261,6 +280,8 @@ class CollisionChecker:
             s["seg"] = np.empty((max(self._program.n_segments, 1), 7))
             s["poses"] = np.empty((1, len(self.links), 4, 4))
             s["el_world"] = np.empty((len(self._elements), 4, 4))
+            s["el_rot"] = np.empty((len(self._elements), 3, 3))  # el_world's parts, contiguous for coal
+            s["el_pos"] = np.empty((len(self._elements), 3))
             s["centres"] = np.empty((len(self._elements), 3))
             s["gaps_self"] = np.empty(len(self._pairs))
             s["obstacles"] = None
@@ -288,11 +309,12 @@ class CollisionChecker:
         obs = st.obstacles
         _cull(st.poses[0], self._el_link, self._el_origin, self._el_centre, self._el_radius, self._pairs, obs.inv, obs.lo, obs.hi,
               obs.ok, margin, st.el_world, st.centres, st.gaps_self, st.gaps_obs)
+        np.copyto(st.el_rot, st.el_world[:, :3, :3])
+        np.copyto(st.el_pos, st.el_world[:, :3, 3])
         return st
 
     def _set(self, st, g: int):
-        T = st.el_world[g]
-        st.transforms[g].setTransform(T[:3, :3].copy(), T[:3, 3].copy())
+        st.transforms[g].setTransform(st.el_rot[g], st.el_pos[g])
         return st.transforms[g]
 
     # -- queries -------------------------------------------------------------------
@@ -326,10 +348,7 @@ class CollisionChecker:
 
     def _inside_solid(self, st, g: int, o: int) -> bool:
         V, F, lo, hi = st.obstacles.solid[o]
-        T = st.obstacles.poses[o]
-        L = st.poses[0, self._el_link[g]]
-        p = T[:3, :3].T @ (L[:3, :3] @ self._el_centre[g] + L[:3, 3] - T[:3, 3])
-        return bool(np.all(p >= lo) and np.all(p <= hi) and _inside(p, V, F))
+        return _centre_inside(st.obstacles.poses[o], st.poses[0, self._el_link[g]], self._el_centre[g], V, F, lo, hi)
 
     def contacts(self, q: Any, n: int = 10) -> list[Contact]:
         """The (at most n) pairs in collision at q (closer than `margin`), deepest first."""
