@@ -60,7 +60,7 @@ from bioik.solvers.evolutionary.bio2 import (
 )
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.rng import random_configuration, uniform
-from bioik.solvers.scipy.objective import make_buffers, single_threaded_blas
+from bioik.solvers.scipy.objective import DeadlineReached, make_buffers, single_threaded_blas, timed
 from bioik.solvers.core.family import Family
 
 
@@ -224,9 +224,12 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
                         if time.monotonic() > deadline:
                             late = True
                             break
-                        res = minimize(f, genes[i, s, k], jac=True, method="L-BFGS-B", bounds=bounds, options=options)
-                        x = np.clip(res.x, lo, hi)
-                        value = float(res.fun)  # exact, ≤ the exact cost at the start
+                        try:  # a run stops at the deadline with its best point (one run can take a millisecond)
+                            res = minimize(timed(f, deadline), genes[i, s, k], jac=True, method="L-BFGS-B", bounds=bounds,
+                                           options=options)
+                            x, value = np.clip(res.x, lo, hi), float(res.fun)  # exact, ≤ the exact cost at the start
+                        except DeadlineReached as stop:
+                            x, value, late = np.clip(stop.args[0], lo, hi), float(stop.args[1]), True
                         genes[i, s, k] = x
                         fit[i, s, k] = value
                         if value < best_fit[0]:
@@ -235,6 +238,8 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
                         if problem.accept(x, mode)[0]:
                             best[:] = x
                             success = True
+                            break
+                        if late:
                             break
                     if success or late:
                         break
