@@ -182,6 +182,12 @@ def timed(fun: Callable, deadline: float) -> Callable:
             raise DeadlineReached(best[0] if best[0] is not None else np.array(x, dtype=float), best[1], best[2])
         return out
 
+    def raise_if_late() -> None:
+        """The same stop, for a run's other callbacks (a Hessian) once fun has been evaluated."""
+        if best[0] is not None and time.monotonic() >= deadline:
+            raise DeadlineReached(best[0], best[1], best[2])
+
+    wrapped.raise_if_late = raise_if_late
     return wrapped
 
 

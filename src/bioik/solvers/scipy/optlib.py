@@ -138,8 +138,13 @@ def make_search(method: str):
                 res = minimize(fun, start, jac=True, method="BFGS", options={"maxiter": maxiter, "gtol": tol})
             elif method == "cg":
                 res = minimize(fun, start, jac=True, method="CG", options={"maxiter": maxiter, "gtol": tol})
-            else:  # newton
-                res = minimize(fun, start, jac=True, hess=cost.hessian, method="Newton-CG", options={"maxiter": maxiter, "xtol": tol})
+            else:  # newton: the Hessian costs more than the objective, so it checks the clock too
+
+                def hessian(x):
+                    fun.raise_if_late()
+                    return cost.hessian(x)
+
+                res = minimize(fun, start, jac=True, hess=hessian, method="Newton-CG", options={"maxiter": maxiter, "xtol": tol})
             return res.x, float(res.fun), int(res.nit)
 
         return restart_search(problem, q, deadline, budget, seed, mode, random_start, run)
