@@ -366,3 +366,15 @@ def test_seed_solution_returns_at_once():
 def test_registered():
     fam = bioik.solvers.registry.SOLVERS["bio1"]
     assert dict(fam.defaults) == {"population": 12, "elites": 4}
+
+
+def test_large_populations_sort_like_the_insertion_sort():
+    """Above INSERTION_SORT_MAX the merge sort gives the insertion sort's order, ties included."""
+    rng = np.random.default_rng(8)
+    P, n = bio1.INSERTION_SORT_MAX + 37, 6
+    fit = rng.integers(0, 20, P).astype(float)  # many ties: stability matters
+    X, Gr = rng.normal(size=(P, n)), rng.normal(size=(P, n))
+    order = sorted(range(P), key=lambda i: fit[i])  # Python's sort is stable
+    expected = X[order].copy(), Gr[order].copy(), fit[order].copy()
+    bio1.sort_population(X, Gr, fit, np.empty(n))
+    assert np.array_equal(X, expected[0]) and np.array_equal(Gr, expected[1]) and np.array_equal(fit, expected[2])
