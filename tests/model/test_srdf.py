@@ -59,3 +59,14 @@ def test_bad_srdf_is_one_clear_error(text, match):
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(SRDFError, match="does not exist"):
         parse_srdf(tmp_path / "nope.srdf")
+
+
+@pytest.mark.parametrize("text,match", [
+    ('<!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/hostname">]><robot><group name="&x;"/></robot>', "entit.* refused"),
+    ('<!DOCTYPE robot [<!ENTITY x "g">]><robot><group name="&x;"/></robot>', "entit.* refused"),
+    ('<robot xmlns:xi="http://www.w3.org/2001/XInclude"><xi:include href="/etc/hostname" parse="text"/></robot>',
+     r"line 1: <xi:include> is refused"),
+], ids=["external-entity", "internal-entity", "xinclude"])
+def test_entities_and_xincludes_are_refused_not_resolved(text, match):
+    with pytest.raises(SRDFError, match=match):
+        parse_srdf(text)

@@ -1,5 +1,5 @@
 """URDF sources: paths, text and bytes (with a byte order mark or leading whitespace);
-XML entities are refused."""
+XML entities and XIncludes are refused."""
 
 import pytest
 from urdf_samples import TREE_URDF
@@ -49,6 +49,25 @@ EXTERNAL = '<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc
 def test_entities_are_refused(urdf):
     with pytest.raises(URDFError, match="entit.* refused"):
         parse_urdf(urdf)
+
+
+@pytest.mark.parametrize("where", ["", '<link name="b"><xi:include href="/etc/hostname" parse="text"/></link>'])
+def test_xinclude_is_refused_not_resolved_nor_dropped(where):
+    urdf = ('<robot name="r" xmlns:xi="http://www.w3.org/2001/XInclude">'
+            + (where or '<xi:include href="/etc/hostname" parse="text"/>') + '<link name="a"/></robot>')
+    with pytest.raises(URDFError, match=r"line 1: <xi:include> is refused"):
+        parse_urdf(urdf)
+
+
+def test_lxml_is_pinned_to_safe_parser_defaults():
+    """lxml < 5 resolves external entities by default (a `file://` or FIFO entity read or
+    hung the parser wherever a default parser was used); bioik requires 5 or later."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    pin = re.search(r'"lxml>=(\d+)', text)
+    assert pin is not None and int(pin.group(1)) >= 5
 
 
 def test_undeclared_entity_reference_is_refused():

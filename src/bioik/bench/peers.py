@@ -175,7 +175,8 @@ def chain_urdf(robot: Robot, tip: str) -> tuple[str, list[str]]:
     from lxml import etree
 
     model = robot.model
-    root = etree.fromstring(urdf_source(robot).encode(), parser=etree.XMLParser(remove_blank_text=True, remove_comments=True))
+    root = etree.fromstring(urdf_source(robot).encode(), parser=etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, remove_blank_text=True, remove_comments=True))
     chain = [model.joints[j] for j in model.chain(model.links[model.root].name, tip)]
     active = set(robot.group.variables)
     links = {model.links[model.root].name} | {model.links[j.child].name for j in chain}

@@ -18,6 +18,7 @@ from lxml import etree
 from bioik.errors import BioikError
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
+from bioik.model.urdf_source import parse_xml
 
 
 class SRDFError(BioikError, ValueError):
@@ -58,14 +59,7 @@ def parse_srdf(source: str | bytes | os.PathLike, model: RobotModel | None = Non
         data, origin = path.read_bytes(), str(path)
     else:
         raise SRDFError(f"cannot read an SRDF from a {type(source).__name__}; expected a path or SRDF text")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    try:
-        root = etree.fromstring(data.lstrip(b"\xef\xbb\xbf \t\r\n"), parser=parser)
-    except etree.XMLSyntaxError as e:
-        line, col = e.position if e.position else (0, 0)
-        raise SRDFError(f"malformed XML in {origin} at line {line}, column {col}: {e.msg}") from None
-    if root.tag != "robot":
-        raise SRDFError(f"{origin}: the root element is <{root.tag}>, expected <robot>")
+    root = parse_xml(data.lstrip(b"\xef\xbb\xbf \t\r\n"), origin, SRDFError)
 
     def need(el: etree._Element, attr: str) -> str:
         v = el.get(attr)

@@ -4,7 +4,8 @@ A source is a path, URDF text (`str`) or URDF bytes. Text and bytes may start wi
 UTF-8 byte order mark and whitespace, as files written by editors and heredocs do.
 The XML is parsed strictly (no recovery) and without entities: a DTD that declares an
 entity, or a reference to one, is refused, so a URDF can neither read local files
-(external entities) nor expand into gigabytes (nested entities).
+(external entities) nor expand into gigabytes (nested entities); an XInclude is refused
+too (lxml never expands one unless asked, so it would silently be left out).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bioik.errors import BioikError
 
 _BOM = b"\xef\xbb\xbf"
 _ENTITY_ERROR = re.compile(r"entity(?: '([^']*)')?", re.IGNORECASE)
+_XINCLUDE = "{http://www.w3.org/2001/XInclude}*"
 
 
 class URDFError(BioikError, ValueError):
@@ -49,8 +51,10 @@ def _trim(data: bytes) -> bytes:
     return data.removeprefix(_BOM).lstrip(b" \t\r\n")
 
 
-def parse_xml(text: bytes, origin: str) -> etree._Element:
-    """The root <robot> element; URDFError for malformed XML or any XML entity."""
+def parse_xml(text: bytes, origin: str, error: type[BioikError] = URDFError) -> etree._Element:
+    """The root <robot> element of a URDF (or, with `error=SRDFError`, an SRDF); `error`
+    for malformed XML, any XML entity, or an XInclude (never expanded, so refused rather
+    than silently left out)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_blank_text=True)
     try:
         root = etree.fromstring(text, parser=parser)
@@ -59,12 +63,15 @@ def parse_xml(text: bytes, origin: str) -> etree._Element:
         m = _ENTITY_ERROR.search(e.msg)
         if m:
             ref = f"the entity reference &{m.group(1)};" if m.group(1) else "an entity reference"
-            raise URDFError(f"{origin} line {line}: {ref} is refused: bioik does not expand XML entities; write the value itself") from None
-        raise URDFError(f"malformed XML in {origin} at line {line}, column {col}: {e.msg}") from None
+            raise error(f"{origin} line {line}: {ref} is refused: bioik does not expand XML entities; write the value itself") from None
+        raise error(f"malformed XML in {origin} at line {line}, column {col}: {e.msg}") from None
     dtd = root.getroottree().docinfo.internalDTD
     entities = [] if dtd is None else [e.name for e in dtd.iterentities()]
     if entities:
-        raise URDFError(f"{origin}: the DTD declares the entities {', '.join(entities)}; XML entities are refused (they can read files or expand without bound); write the values themselves")
+        raise error(f"{origin}: the DTD declares the entities {', '.join(entities)}; XML entities are refused (they can read files or expand without bound); write the values themselves")
+    for el in root.iter(_XINCLUDE):
+        raise error(f"{origin} line {el.sourceline}: <xi:include> is refused: bioik does not read other files into the XML; "
+                    "expand it first (e.g. with xacro)")
     if root.tag != "robot":
-        raise URDFError(f"{origin}: the root element is <{root.tag}>, expected <robot>")
+        raise error(f"{origin}: the root element is <{root.tag}>, expected <robot>")
     return root
