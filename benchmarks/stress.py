@@ -9,7 +9,9 @@ timeout, and checks the answer after the solve, in the main thread:
   * false success: `success` is True but the answer fails the acceptance test — pose-type
     goals re-checked from `robot.link_pose` (position error and rotation angle against
     the goal's tolerances), every other goal from a fresh `bioik.Problem` built for the
-    check alone (must never happen).
+    check alone (must never happen);
+  * false failure: `success` is False but the answer passes that test (must never happen
+    either: success is the acceptance test, whatever the search thought).
 
 A solver that refuses a goal set up front (UnsupportedGoalsError: e.g. `kdl` and
 secondary goals) counts as refused, not as a failure. Threaded runs solve the same
@@ -17,7 +19,7 @@ queries from a thread pool and are held to the same checks.
 
 Usage: python3 benchmarks/stress.py [--queries 1000000] [--threads 0 8] [--timeout 0.002]
                                     [--solvers lm bio2_lm …] [--robots ur5 …] [--seed 0]
-Exit status 1 if any false success or out-of-limit answer was seen.
+Exit status 1 if any false success, false failure or out-of-limit answer was seen.
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ def run(qs: list[tuple], timeout: float, threads: int) -> Counter:
             counts[key, "success"] += 1
             if not passes(query, res.q):
                 counts[key, "false_success"] += 1
+        elif passes(query, res.q):
+            counts[key, "false_failure"] += 1
     return counts
 
 
@@ -186,14 +190,17 @@ def main() -> int:
             done += n
             print(f"threads={threads}: {done}/{args.queries} queries, {time.perf_counter() - start:.0f} s, "
                   f"false successes {sum(v for (_, k), v in total.items() if k == 'false_success')}, "
+                  f"false failures {sum(v for (_, k), v in total.items() if k == 'false_failure')}, "
                   f"out of limits {sum(v for (_, k), v in total.items() if k == 'out_of_limits')}", flush=True)
-    print("| solver | answers | refused | success | false success | out of limits |")
-    print("|---|---|---|---|---|---|")
+    print("| solver | answers | refused | success | false success | false failure | out of limits |")
+    print("|---|---|---|---|---|---|---|")
     for s in args.solvers:
-        c = {k: total[s, k] for k in ("answers", "refused", "success", "false_success", "out_of_limits")}
-        print(f"| {s} | {c['answers']} | {c['refused']} | {c['success']} | {c['false_success']} | {c['out_of_limits']} |")
-    bad = sum(v for (_, k), v in total.items() if k in ("false_success", "out_of_limits"))
-    print(f"total: {sum(total[s, 'answers'] for s in args.solvers)} answers, {bad} false successes or out-of-limit answers")
+        c = {k: total[s, k] for k in ("answers", "refused", "success", "false_success", "false_failure", "out_of_limits")}
+        print(f"| {s} | {c['answers']} | {c['refused']} | {c['success']} | {c['false_success']} | {c['false_failure']} "
+              f"| {c['out_of_limits']} |")
+    bad = sum(v for (_, k), v in total.items() if k in ("false_success", "false_failure", "out_of_limits"))
+    print(f"total: {sum(total[s, 'answers'] for s in args.solvers)} answers, {bad} false successes, false failures "
+          "or out-of-limit answers")
     return 1 if bad else 0
 
 

@@ -138,7 +138,54 @@ def test_never_out_of_limits_and_never_a_false_success(solver):
             dp, angle = pose_error(robot, res.q, T)
             if res.success:
                 assert dp <= 1e-5 and angle <= 1.0001e-5
+            else:  # nor a true answer reported as a failure
+                assert dp > 0.9999e-5 or angle > 0.9999e-5
             np.testing.assert_allclose(res.goal_errors[0], [dp, angle], atol=1e-7)
+
+
+@pytest.mark.parametrize("verdict", [None, True, False])
+def test_success_is_the_acceptance_test_whatever_the_search_thought(ur5, rng, verdict):
+    """tolerance_scale=1e-12: lm's own test (at 1e-17) never passes, but its answer from a
+    seed 1e-7 away passes the acceptance test (1e-5): a success, unless the callback —
+    asked once, about that answer — rejects it."""
+    q = ur5.random_configuration(rng)
+    T = ur5.link_pose(q, "tool0")
+    callback = None if verdict is None else (lambda x: verdict)
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=q + 1e-7, solver="lm", tolerance_scale=1e-12, callback=callback,
+                      timeout=3600.0, max_iterations=1, random_seed=0)
+    assert res.goal_errors[0].max() <= 1e-5
+    assert res.success is (verdict is not False)
+    assert res.callback_calls == (0 if verdict is None else 1)
+
+
+@pytest.mark.parametrize("solver", ["lm", "bio2_lm", "relaxed"])
+@pytest.mark.parametrize("weight", [1e-6, 1e6])
+def test_reachable_targets_solve_whatever_the_weight(ur5, solver, weight):
+    """Only the weights' ratios matter (the solvers see them divided by the largest primary
+    one): at 1e-6, lm's damping used to swamp every step and it solved none."""
+    rng = np.random.default_rng(5)
+    for k in range(4):
+        T = target(ur5, rng)
+        goals = [bioik.PoseGoal("tool0", T, weight=weight)]
+        if k % 2:  # the general path: a secondary goal at a tenth of the weight
+            goals.append(bioik.CenterJointsGoal(weight=0.1 * weight, secondary=True))
+        res = bioik.solve(ur5, goals, seed=ur5.random_configuration(rng), solver=solver, **BUDGET)
+        assert res.success, (k, res.goal_errors)
+
+
+def test_costs_are_weighted_by_the_goals_own_weights(ur5, rng):
+    q, T = ur5.random_configuration(rng), target(ur5, rng)
+    costs = []
+    for w in (1.0, 1e-3):
+        goals = [bioik.PoseGoal("tool0", T, weight=w), bioik.CenterJointsGoal(weight=0.5 * w, secondary=True)]
+        p = bioik.Problem(ur5, goals)
+        p.update(goals, q)
+        costs.append(p.accept(q)[2:])
+    np.testing.assert_allclose(costs[1], np.array(costs[0]) * 1e-6, rtol=1e-9)
+    res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T, weight=1e-3)], seed=q, solver="lm", timeout=3600.0, max_iterations=2)
+    one = bioik.Problem(ur5, [bioik.PoseGoal("tool0", T)])
+    one.update(one.goals, res.q)
+    assert res.cost == pytest.approx(1e-6 * one.accept(res.q)[2], rel=1e-9)
 
 
 def test_unreachable_target_gives_best_effort(ur5):

@@ -122,13 +122,20 @@ class Problem:
     ) -> None:
         """Refresh goal parameters (same structure), tolerances and the reference (seed).
 
-        Pose-type goals without tolerances of their own use the given ones."""
+        Pose-type goals without tolerances of their own use the given ones. The solvers see
+        the weights divided by the largest primary weight (`weight_scale`): only their
+        ratios matter to the answer, and the searches' damping and stall tests are tuned
+        for weights near 1 (lm failed every reachable pose at a weight of 1e-6)."""
         robot, gf_rows, gw, gt_rows = self.robot, self._gf_rows, self.gw, self._gt_rows
+        top = max([g.weight for g in goals if not g.is_secondary], default=0.0)
+        #: Factor from the goals' weights to the ones the solvers see (costs in `accept` are
+        #: converted back, so they stay in the user's units).
+        self.weight_scale = scale = 1.0 / top if top > 0.0 else 1.0
         for k, g in enumerate(goals):
             g.refresh()
             row = g.params(robot)
             gf_rows[k][: len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
-            gw[k] = g.weight
+            gw[k] = g.weight * scale
             tol = getattr(g, "tolerance", None)
             pt = getattr(g, "position_tolerance", tol)
             rt = getattr(g, "rotation_tolerance", tol)
@@ -141,6 +148,10 @@ class Problem:
         self.goals = list(goals)
         if reference is not None:
             self.vdata[:, REFERENCE] = reference
+
+    def weight(self, k: int) -> float:
+        """Goal k's weight as the solvers see it (see `update`)."""
+        return self.goals[k].weight * self.weight_scale
 
     def link_frames(self, q: np.ndarray) -> np.ndarray:
         """Exact frames (O, 7) of the goal links at q."""
@@ -162,12 +173,14 @@ class Problem:
 
     def accept(self, q: np.ndarray, mode: str | int = "norm") -> tuple[bool, np.ndarray, float, float]:
         """(every primary goal met, per-goal errors (G, 2), primary cost, secondary cost)
-        at q, from exact FK — the one acceptance test every solver's answer goes through."""
+        at q, from exact FK — the one acceptance test every solver's answer goes through.
+        Costs are weighted by the goals' own weights."""
         report = self.report
         ok = evaluate(self.ibuf, self.fbuf, q, MODES[mode] if isinstance(mode, str) else mode, report)
         G = len(self.goals)
         errors = report[3 : 3 + 2 * G].reshape(G, 2).copy()
-        pc, sc = float(report[1]), float(report[2])
+        unscale = 1.0 / self.weight_scale**2
+        pc, sc = float(report[1]) * unscale, float(report[2]) * unscale
         if not self.python_goals:
             return bool(ok), errors, pc, sc
         for k, c in zip(self.python_goals, self.python_costs(q)):

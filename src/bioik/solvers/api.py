@@ -106,6 +106,13 @@ def _compile_notice(solver: str) -> Iterator[None]:
             log.warning("bioik: %s ready after %.1f s", solver, time.monotonic() - t0)
 
 
+def _verdict(verdict: Any) -> bool:
+    """A solution callback's answer, which must be a bool (True: accept)."""
+    if not isinstance(verdict, (bool, np.bool_)):
+        raise TypeError(f"the solution callback must return True (accept) or False (reject); got {verdict!r}")
+    return bool(verdict)
+
+
 def _family(name: str | None) -> Family:
     name = DEFAULT_SOLVER if name is None else name
     try:
@@ -121,11 +128,11 @@ class _Workspace:
 
     __slots__ = ("solver", "io", "io_bytes", "problems", "last", "last_problem")
 
-    def __init__(self, solver: Solver):
+    def __init__(self, solver: Solver, settings: np.ndarray | None = None):
         self.solver = solver
         robot = solver.robot
         # arguments and results of the single-pose kernel (see `bioik.solvers.core.pose_query`)
-        self.io = new_io(solver.settings, robot.multiturn, robot.program.n_segments)
+        self.io = new_io(solver.settings if settings is None else settings, robot.multiturn, robot.program.n_segments)
         self.io_bytes = memoryview(self.io).cast("B")  # struct packs 8 slots in one call
         self.problems: dict[tuple, Problem] = {}
         self.last: tuple | None = None  # (type, link, secondary) of the last single pose-type goal
@@ -231,7 +238,7 @@ class Solver:
         self._run_for(p)[0].check(p, SOLVERS.values())
         p.general_ready = False
         if p.single_pose and self.family.single_pose is not None:
-            ws = _Workspace(self)
+            ws = _Workspace(self, self.family.settings({}))  # see `_load_general` on the defaults
             self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
             self._single = compiled_entry(self.family.single_pose)
         else:
@@ -247,9 +254,11 @@ class Solver:
 
     def _load_general(self, p: Problem) -> None:
         """Load the general search and the acceptance test for prepared problem p (one tiny
-        search on it)."""
-        family, settings = self._run_for(p)
-        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, settings, False)
+        search on it). The search runs one step with the family's default parameters: the
+        same compiled code, while the user's (say 10,000 generations a step) could make that
+        one step outlast any sensible wait."""
+        family, _ = self._run_for(p)
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.settings({}), False)
         p.accept(self.robot.center(), self.acceptance)
         p.general_ready = True
 
@@ -328,6 +337,7 @@ class Solver:
             mode = MODES[self.acceptance]
             calls = restarts = iterations = 0
             ok = False
+            rejected = None  # the last answer the callback rejected
             call = 0
             family, settings = self._run_for(problem)
             search = family.search
@@ -344,18 +354,24 @@ class Solver:
                     break
                 wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
                 calls += 1
-                verdict = callback(q.copy())
-                if not isinstance(verdict, (bool, np.bool_)):
-                    raise TypeError(f"the solution callback must return True (accept) or False (reject); got {verdict!r}")
-                if verdict:
+                if _verdict(callback(q.copy())):
                     break
                 ok = False  # rejected: keep searching from a random configuration [E 8.1]
+                rejected = q.copy()
                 restarts += 1
                 random_start = True
                 if time.monotonic() >= deadline or iterations >= budget:
                     break
             wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
             accepted, errors, pc, sc = problem.accept(q, self.acceptance)
+            if accepted and not ok and callback is not None:
+                # the search gave up on an answer that passes the acceptance test: the callback
+                # has the last word on it, unless it already rejected this very answer
+                if rejected is None or not np.array_equal(q, rejected):
+                    calls += 1
+                    ok = _verdict(callback(q.copy()))
+            elif callback is None:
+                ok = True  # success is the acceptance test, whatever the search thought
             return Result(
                 q=q,
                 success=ok and accepted,
@@ -430,7 +446,8 @@ class Solver:
             pt, rt = g.position_tolerance, g.rotation_tolerance
         else:
             pt = rt = g.tolerance
-        _IO_IN.pack_into(ws.io_bytes, 0, deadline, budget, base, self._mode, seed is None, g.weight,
+        w = g.weight  # one goal: the solver sees weight 1 (`Problem.update`), the cost is in the goal's units
+        _IO_IN.pack_into(ws.io_bytes, 0, deadline, budget, base, self._mode, seed is None, 1.0 if w > 0.0 else 0.0,
                          position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
         if seed is None:
             q = np.empty(robot.dof)
@@ -449,7 +466,8 @@ class Solver:
         errors = np.empty((1, 2))  # half the time of np.array([[dp, dr]])
         errors[0, 0] = dp
         errors[0, 1] = dr
-        return Result(q, found == 1 and accepted == 1.0, cost, errors, time.monotonic() - t0, 0,
+        cost *= w * w
+        return Result(q, accepted == 1.0, cost, errors, time.monotonic() - t0, 0,
                       int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
 
 

@@ -93,7 +93,7 @@ def goal_blocks(q: np.ndarray, problem: Problem, buffers: tuple):
 
 
 def python_weights(problem: Problem) -> np.ndarray:
-    return np.array([problem.goals[k].weight ** 2 for k in problem.python_goals])
+    return np.array([problem.weight(k) ** 2 for k in problem.python_goals])
 
 
 def python_cost_and_gradient(q: np.ndarray, problem: Problem, weights: np.ndarray) -> tuple[float, np.ndarray]:

@@ -115,7 +115,7 @@ class RelaxedObjective:
             goal = goals[g]
             if goal.is_secondary and self.primary_only:
                 continue
-            w = goal.weight * (p["secondary_weight"] if goal.is_secondary else 1.0)
+            w = self.problem.weight(g) * (p["secondary_weight"] if goal.is_secondary else 1.0)
             if kind in (POSE, POSITION, ORIENTATION):
                 k = 0
                 if kind != ORIENTATION:
@@ -207,7 +207,7 @@ class CompiledPoseObjective:
         for k, goal in enumerate(problem.goals):
             if goal.is_secondary and primary_only:
                 continue
-            w = goal.weight * (params["secondary_weight"] if goal.is_secondary else 1.0)
+            w = problem.weight(k) * (params["secondary_weight"] if goal.is_secondary else 1.0)
             self.W[k] = params["position_weight"] * w, params["rotation_weight"] * w
         self.loss = params["groove_c"], params["groove_r"], params["groove_g"]
 
