@@ -5,6 +5,16 @@ import numpy as np
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `boundscheck` run only when `-m boundscheck` selects them."""
+    if "boundscheck" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="compiles every kernel with bounds checks (minutes): run with -m boundscheck")
+    for item in items:
+        if "boundscheck" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

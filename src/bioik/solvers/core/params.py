@@ -64,9 +64,16 @@ class Spec:
         return v
 
 
-#: Largest count (iterations, population, steps) and largest weight or gain accepted.
+#: Largest count (iterations, steps) and largest weight or gain accepted.
 MAX_COUNT = 1e9
 MAX_WEIGHT = 1e6
+#: Largest population (or child count) and number of generations per evolutionary step;
+#: the searches read the clock inside their steps, so even these finish near the deadline.
+MAX_POPULATION = 1000
+MAX_GENERATIONS = 10_000
+#: Largest number of individuals a BioIK 2 search keeps (islands × species × population):
+#: their arrays (a few per individual, n doubles each) stay within a few MB.
+MAX_INDIVIDUALS = 100_000
 
 COUNT = Spec(True, 1, MAX_COUNT)  # at least one
 OPTIONAL_COUNT = Spec(True, 0, MAX_COUNT)  # zero switches the step off
@@ -87,17 +94,18 @@ SPECS: dict[str, Spec] = {
     "kdl_slice": COUNT,
     "sqp_slice": COUNT,
     "sqp_attempt_iterations": COUNT,
-    # BioIK 1
-    "population": Spec(True, 2, 10_000),
-    "elites": Spec(True, 0, 10_000),
-    # BioIK 2
-    "population_size": Spec(True, 1, 10_000),
-    "child_count": Spec(True, 0, 10_000),
-    "elite_count": Spec(True, 0, 10_000),
-    "threads": Spec(True, 1, 256),
-    "species_count": Spec(True, 1, 10_000),
-    "memetic_evolution_gens": OPTIONAL_COUNT,
-    "memetic_opt_gens": OPTIONAL_COUNT,
+    # BioIK 1 ([S] uses a population of 12; one generation of 1000 takes ≈ 0.5 ms)
+    "population": Spec(True, 2, MAX_POPULATION),
+    "elites": Spec(True, 0, MAX_POPULATION),
+    # BioIK 2 (tuned within [E Table 8.10]: population ≤ 20, children ≤ 100, islands ≤ 8,
+    # species ≤ 20, generations ≤ 50; the ranges below leave 10–50× room beyond that)
+    "population_size": Spec(True, 1, MAX_POPULATION),
+    "child_count": Spec(True, 0, MAX_POPULATION),
+    "elite_count": Spec(True, 0, MAX_POPULATION),
+    "threads": Spec(True, 1, 64),
+    "species_count": Spec(True, 1, 1000),
+    "memetic_evolution_gens": Spec(True, 0, MAX_GENERATIONS),
+    "memetic_opt_gens": Spec(True, 0, MAX_GENERATIONS),
     "wipeout_probability": FRACTION,
     "momentum_mix": FRACTION,
     "memetic_step": POSITIVE_FRACTION,
@@ -121,6 +129,10 @@ SPECS: dict[str, Spec] = {
 RELATIONS = (("elites", "population", True), ("elite_count", "population_size", False))
 
 
+#: Parameters whose product is bounded (memory of the search): (names, largest product).
+PRODUCTS = ((("threads", "species_count", "population_size"), MAX_INDIVIDUALS),)
+
+
 def check_parameters(values: Mapping[str, Any], solver: str) -> dict[str, float]:
     """Every value checked against its spec (and the relations between them), as floats."""
     owner = f" (a parameter of solver {solver!r})"
@@ -129,6 +141,11 @@ def check_parameters(values: Mapping[str, Any], solver: str) -> dict[str, float]
         if name in out and bound in out and (out[name] >= out[bound] if strict else out[name] > out[bound]):
             relation = "below" if strict else "at most"
             raise ParameterError(f"{name}{owner} must be {relation} {bound} ({out[bound]:g}); got {values[name]!r}")
+    for names, most in PRODUCTS:
+        if all(k in out for k in names) and math.prod(out[k] for k in names) > most:
+            given = " × ".join(f"{k} {out[k]:g}" for k in names)
+            raise ParameterError(f"{' × '.join(names)}{owner} must be at most {most:g} (the individuals the search "
+                                 f"keeps in memory); got {given} = {math.prod(out[k] for k in names):g}")
     return out
 
 

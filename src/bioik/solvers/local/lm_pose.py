@@ -26,11 +26,12 @@ from bioik.solvers.core.rng import random_configuration
 
 
 @njit(**KERNEL)
-def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work):
+def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, deadline):
     """One LM attempt from x for the problem's (`ProblemViews`) single pose-type goal: FK, residual, the
     acceptance test at tolerances (tp, tr) once the cost is low enough to pass it, then a
     damped step (λ = k·E, always taken, clamped), for up to `iterations` steps, until the
-    cost fails to fall below stall_ratio × its previous value twice in a row.
+    cost fails to fall below stall_ratio × its previous value twice in a row, or past the
+    deadline (the clock is read every 32 steps: a stall ratio above 1 never stalls).
 
     x ← the point that passed the test, else the best point seen. Returns (passed, cost
     ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
@@ -61,7 +62,7 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work):
                 x[i] = xt[i]
             return True, E, it
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
-        if stalls >= 2 or it == iterations:
+        if stalls >= 2 or it == iterations or ((it & 31) == 31 and now() > deadline):
             break
         E_prev = E
         jacobian(seg_i, seg_f, seg, tip, px, py, pz, has_p, has_r, wp, wr, r0, Je)
@@ -100,7 +101,7 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     found = False
     while True:
         steps = min(attempt_max, budget - evaluated - 1)
-        found, E, k = pose_attempt(prob, x, steps, k_damp, stall_ratio, gt[0, 0] * margin, gt[0, 1] * margin, mode, work)
+        found, E, k = pose_attempt(prob, x, steps, k_damp, stall_ratio, gt[0, 0] * margin, gt[0, 1] * margin, mode, work, deadline)
         evaluated += k
         if found or E < best_E:
             best_E = E

@@ -70,7 +70,7 @@ GTOL = 1e-14
 
 
 @njit(**JIT)
-def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings, mode, rng, normals):
+def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings, mode, rng, normals, deadline):
     """Steps 1–2 of `bio2.bio2_search` for the species of one island.
 
     genes, moms (S, P, n), fit (S, P): the island's population, updated in place; before
@@ -111,7 +111,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only)
+        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, deadline)
     return -1
 
 
@@ -212,7 +212,7 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
     success = late = False
     while True:
         for i in range(I):
-            if evolve_island(ibuf, fbuf, genes[i], moms[i], fit[i], before, best, best_fit, settings, mode, rng, NORMALS) >= 0:
+            if evolve_island(ibuf, fbuf, genes[i], moms[i], fit[i], before, best, best_fit, settings, mode, rng, NORMALS, deadline) >= 0:
                 success = True
                 break
             # 3. memetics: L-BFGS-B on the elites (the population is sorted, best first); with

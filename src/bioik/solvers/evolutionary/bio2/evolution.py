@@ -22,6 +22,7 @@ from numba import njit
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.kinematics.frames import JIT, KERNEL
+from bioik.solvers.core.clock import now
 from bioik.solvers.core.rng import next_u64, randint
 from bioik.solvers.evolutionary.bio2.model import full_score, goal_model, model_cost
 
@@ -289,9 +290,10 @@ def select(sp, pool, rng, has_secondary, mom_mix):
 
 
 @njit(**KERNEL)
-def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, pose_only):
+def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, pose_only, deadline):
     """`gens` generations of one species (`Species`, best first, updated in place) on the
-    step's model `ex` (step 2 of the module doc); the pool's size sets child_count.
+    step's model `ex` (step 2 of the module doc); the pool's size sets child_count. Past
+    the deadline (read every 4th generation) the species keeps the generations it has.
 
     Children are scored by `score_pose_children` when every goal is pose-type, else one by
     one by `full_score` (scratch gs). The normal deviates of a generation start at one
@@ -305,6 +307,8 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, p
     N = normals[: rows * C].reshape(rows, C)
     child_factors(P, pool.wsel, pool.momf)
     for gen in range(gens):
+        if (gen & 3) == 3 and now() > deadline:
+            break
         row0 = randint(rng, rows - n + 1)
         draw_rates(rng, pool.rate)
         reproduce(sp, pool, ex, prob.bounds, N, row0)

@@ -26,6 +26,7 @@ from numba import njit
 from bioik.goals.acceptance import goal_errors
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import damped_step, null_space_step, stack_residuals
 from bioik.solvers.core.rng import uniform
 from bioik.solvers.evolutionary.bio2.model import goal_model, model_cost, offsets, score
@@ -79,7 +80,7 @@ def single_offsets(xt, x0, J0, Q0):
 
 
 @njit(**KERNEL)
-def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant):
+def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant, deadline):
     """`line_search` for one primary pose-type goal on one link: the same draws and
     arithmetic with the six offsets in registers (so the same results), and the gradient's
     n costs in one loop that compiles to SIMD code. That loop runs over M ≥ n lanes, M a
@@ -106,6 +107,8 @@ def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant):
     b0, b1, b2, b3, b4, b5 = single_offsets(x, x0, J0, Q0)
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
+        if (it & 7) == 7 and now() > deadline:
+            break
         for v in range(M):  # moving gene v by sign moves the offsets by J0[:, v]·sign + Q0[:, v]·((Δ + sign)² − Δ²)
             t = (2.0 * Jp[9, v] + sign) * sign
             f = model_cost(m, b0 + Jp[0, v] * sign + Jp[6, v] * t, b1 + Jp[1, v] * sign + Jp[7, v] * t,
@@ -160,7 +163,7 @@ def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant):
 
 
 @njit(**KERNEL)
-def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only):
+def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadline):
     """Memetic local search on the extrapolated model from x (updated in place); returns
     its primary cost (fx: the primary cost at x). Quadratic (eq. 3.3) or linear (R 3.5.2)
     step along the L1-normalised forward-difference gradient of the primary + secondary
@@ -181,6 +184,8 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only):
     fa = fx + f2[1]  # primary + secondary at x
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
+        if (it & 7) == 7 and now() > deadline:
+            break
         for v in range(n):
             xt[0, v] = x[v] + sign
             t = (2.0 * (x[v] - x0[v]) + sign) * sign
@@ -238,7 +243,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only):
 
 
 @njit(**KERNEL)
-def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary):
+def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken) on the
     exact residual Jacobians of the primary goals, secondary goals in their null space,
     from x for up to `iterations` steps, until the cost fails to fall below
@@ -268,7 +273,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
             for v in range(n):
                 x[v] = xt[v]
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
-        if stalls >= 2 or it == iterations:
+        if stalls >= 2 or it == iterations or ((it & 31) == 31 and now() > deadline):
             break
         E_prev = E
         lam = lam_k * E + 1e-12

@@ -233,6 +233,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
     steps = 0
     wipeouts = 0
     success = False
+    late = False
     while not success:
         for i in range(I):
             for s in range(S):
@@ -249,12 +250,12 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                     break
                 if variant == LM:  # beyond [R] and [E]: LM on exact FK first, then evolve around it
                     if single_pose:
-                        found, E, _ = pose_attempt(prob, x0, opt_gens, lam_k, lm_stall, gt[0, 0], gt[0, 1], mode, work.pose)
+                        found, E, _ = pose_attempt(prob, x0, opt_gens, lam_k, lm_stall, gt[0, 0], gt[0, 1], mode, work.pose, deadline)
                         if not found:
                             fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                     else:
                         found, E = lm_memetic(prob, ex, seg, gs, errors, work.lm, opt_gens, lam_k, lm_stall, mode,
-                                              has_secondary)
+                                              has_secondary, deadline)
                     if found:
                         for v in range(n):
                             best[v] = x0[v]
@@ -276,21 +277,24 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only)
+                evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, deadline)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
                         for v in range(n):
                             x[v] = genes[i, s, k, v]
                         if single_pose and L == 6:
-                            fx = line_search_single(x, fit[i, s, k], ex, bounds, ls, rng, opt_gens, h, variant)
+                            fx = line_search_single(x, fit[i, s, k], ex, bounds, ls, rng, opt_gens, h, variant, deadline)
                         else:
-                            fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only)
+                            fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only, deadline)
                         if fx < fit[i, s, k]:
                             for v in range(n):
                                 genes[i, s, k, v] = x[v]
                             fit[i, s, k] = fx
-            if success:
+                if now() > deadline:  # large populations or many species: a step can outlast the timeout
+                    late = True
+                    break
+            if success or late:
                 break
             # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]; LM
             # memetics improve a species a little at every step, so there "stuck" means
@@ -310,7 +314,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                         fit[i, s, k] = np.inf
                     wipeouts += 1
         steps += 1
-        if success or steps >= max_steps or now() > deadline:
+        if success or late or steps >= max_steps or now() > deadline:
             break
     for v in range(n):
         q[v] = best[v]
