@@ -1,18 +1,28 @@
 """The results database (SQLite, [E 5.2]): experiments, their targets and per-target results.
 
-An experiment is identified by (robot, test, solver, params, timeout, n_targets, seed,
-seed_mode, seed_config); re-opening the same experiment reuses its row, so an interrupted
-run resumes. seed_config is the JSON configuration of the `fixed` seed mode, '' otherwise.
+An experiment is identified by (robot, robot_hash, tip, test, solver, params, timeout,
+n_targets, seed, seed_mode, seed_config); re-opening the same experiment reuses its row, so
+an interrupted run resumes. robot_hash is `Robot.fingerprint`, the content of the robot
+model (what the URDF defines, the active joints, tips and frozen values), and tip the link
+whose poses are the targets. One robot name stands for one robot content in a file: a run
+whose robot content differs from that of the name's stored experiments (an edited URDF) is
+refused, never mixed into them. seed_config is the JSON configuration of the `fixed` seed
+mode, '' otherwise.
+
 Each result row is committed in its own transaction: a run stopped at any point leaves only
 whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
 
-Format versions (meta 'version'): 1 had no seed mode (every experiment was `random`); a
-version-1 file opened for writing is upgraded in place to 2 (one transaction), and read
-as-is (seed mode `random`) when opened read-only.
+Format versions (meta 'version'): 1 had no seed mode (every experiment was `random`); 2 had
+no robot hash or tip column (the tip was in the targets rows). An older file opened for
+writing is upgraded in place to 3 (one transaction): version-1 experiments become `random`,
+and old experiments get their tip from their targets and an empty robot hash — their robot
+content is unknown, so runs on their robot names are refused (use a new file). Opened
+read-only, an older file is read as it is.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -33,7 +43,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 FORMAT = "bioik-bench"
-VERSION = 2
+VERSION = 3
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,9 +53,10 @@ CREATE TABLE experiments (
     timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
     created TEXT NOT NULL, environment TEXT NOT NULL,
     seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
-    UNIQUE (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
+    robot_hash TEXT NOT NULL DEFAULT '', tip TEXT NOT NULL DEFAULT '',
+    UNIQUE (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
 );
--- end of experiments (the version-1 upgrade copies the table definition above from here)
+-- end of experiments (an upgrade copies the table definition above from here)
 CREATE TABLE targets (
     experiment INTEGER NOT NULL REFERENCES experiments(id), target_index INTEGER NOT NULL,
     tip TEXT NOT NULL, pose TEXT NOT NULL, seed_state TEXT NOT NULL, witness TEXT,
@@ -61,13 +72,24 @@ CREATE TABLE results (
 """
 
 
+#: The experiment columns each format version added (an older file lacks them), and what
+#: they read as in such a file: a version-1 experiment is `random`, an older one has its
+#: tip in its targets rows and no robot hash.
+ADDED_COLUMNS = {
+    "seed_mode": (2, "'random'"), "seed_config": (2, "''"), "robot_hash": (3, "''"),
+    "tip": (3, "COALESCE((SELECT t.tip FROM targets t WHERE t.experiment = experiments.id LIMIT 1), '')"),
+}
+
+
 class BenchError(BioikError, ValueError):
-    """A benchmark input that cannot be used: a DB that is not a results DB, an unwritable path."""
+    """A benchmark input that cannot be used: a DB that is not a results DB, an unwritable
+    path, a robot whose content differs from the one stored under its name."""
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiments row; params and environment decoded from JSON."""
+    """One experiments row; params and environment decoded from JSON. robot_hash is '' for
+    an experiment stored before format version 3 (its robot content is unknown)."""
 
     id: int
     robot: str
@@ -81,6 +103,8 @@ class Experiment:
     environment: dict[str, Any]
     seed_mode: str = "random"
     seed_config: list[float] | None = None
+    robot_hash: str = ""
+    tip: str = ""
 
 
 @dataclass(frozen=True)
@@ -131,6 +155,18 @@ def environment() -> dict[str, Any]:
     }
 
 
+@functools.cache
+def schema_columns() -> dict[str, tuple[str, ...]]:
+    """The columns of each table of the current format, in order (read from SCHEMA)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY rowid")]
+        return {t: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({t})")) for t in tables}
+    finally:
+        conn.close()
+
+
 class ResultStore:
     """A bioik results DB. `create=True` makes a new file if `path` does not exist; an existing
     file must be a bioik results DB (else BenchError, and the file is left untouched)."""
@@ -176,7 +212,8 @@ class ResultStore:
             raise BenchError(f"{p}: cannot be created (no writable directory {str(p.parent)!r})")
 
     def _check_or_init(self, new: bool) -> None:
-        """Create the schema in a new (or empty) file, else check the format marker."""
+        """Create the schema in a new (or empty) file, else check the format marker; upgrade
+        an older file opened for writing."""
         try:
             if new:
                 self.conn.executescript("BEGIN;" + SCHEMA + f"INSERT INTO meta VALUES ('format', '{FORMAT}'), ('version', '{VERSION}'); COMMIT;")
@@ -198,22 +235,32 @@ class ResultStore:
         if self.version < VERSION and self.writable:
             self._upgrade()
 
+    def _columns(self, table: str) -> set[str]:
+        return {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+
     def _upgrade(self) -> None:
-        """Version 1 → 2: rebuild `experiments` with the seed-mode columns in its identity
-        (SQLite cannot change a UNIQUE constraint in place); old rows become `random`."""
+        """Version 1 or 2 → 3: rebuild `experiments` with the new columns in its identity
+        (SQLite cannot change a UNIQUE constraint in place); see the module docstring."""
         new_table = SCHEMA.split("CREATE TABLE experiments", 1)[1].split("-- end of experiments", 1)[0]
+        have = self._columns("experiments")
+        columns = schema_columns()["experiments"]
+        values = ", ".join(c if c in have else ADDED_COLUMNS[c][1] for c in columns)
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
-                self.conn.execute("CREATE TABLE experiments_v2" + new_table.rstrip().rstrip(";"))
-                cols = "id, robot, test, solver, params, timeout, n_targets, seed, created, environment"
-                self.conn.execute(f"INSERT INTO experiments_v2 ({cols}) SELECT {cols} FROM experiments")
+                self.conn.execute("CREATE TABLE experiments_new" + new_table.rstrip().rstrip(";"))
+                self.conn.execute(f"INSERT INTO experiments_new ({', '.join(columns)}) SELECT {values} FROM experiments")
                 self.conn.execute("DROP TABLE experiments")
-                self.conn.execute("ALTER TABLE experiments_v2 RENAME TO experiments")
+                self.conn.execute("ALTER TABLE experiments_new RENAME TO experiments")
                 self.conn.execute("UPDATE meta SET value=? WHERE key='version'", (str(VERSION),))
         except sqlite3.Error as e:
             raise BenchError(f"{self.path}: cannot upgrade the results DB to format version {VERSION} ({e})") from None
         self.version = VERSION
+
+    def _column(self, name: str) -> str:
+        """The SQL that reads experiments column `name` in this file's version."""
+        added, default = ADDED_COLUMNS.get(name, (0, name))
+        return name if added <= self.version else default
 
     def close(self) -> None:
         """Close the connection (every committed row stays); a written file goes back to a
@@ -228,16 +275,37 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def check_robot(self, robot: str, robot_hash: str) -> None:
+        """BenchError unless every experiment of robot name `robot` was run on the robot content
+        `robot_hash` (`Robot.fingerprint`): the same name never mixes two robots in one file."""
+        hash_col = self._column("robot_hash")
+        row = self.conn.execute(f"SELECT id, test, solver, {hash_col} FROM experiments WHERE robot=? AND {hash_col}!=?"
+                                " ORDER BY id LIMIT 1", (robot, robot_hash)).fetchone()
+        if row is None:
+            return
+        eid, test, solver, old = row
+        where = f"{self.path}: robot {robot!r} (experiment {eid}, {test}/{solver})"
+        if not old:
+            raise BenchError(f"{where} was stored before robot content was recorded (format version < 3), so its "
+                             "robot content is unknown and new results could mix two robots; use a new --db")
+        raise BenchError(f"{where} was run on other robot content (hash {old[:12]}, now {robot_hash[:12]}: an edited "
+                         "URDF, group or frozen value); use another --db for the changed robot, or the old URDF to resume")
+
     def experiment(self, robot: str, test: str, solver: str, params: dict[str, Any], timeout: float,
-                   targets: Targets, seed: int, seed_mode: str = "random", seed_config: np.ndarray | None = None) -> int:
+                   targets: Targets, seed: int, seed_mode: str = "random", seed_config: np.ndarray | None = None, *,
+                   robot_hash: str) -> int:
         """The id of this experiment, creating it (with its targets, in one transaction) if new.
 
-        `seed_config` (the `fixed` mode's configuration) is part of the identity with `seed_mode`.
+        `robot_hash` is the robot's `fingerprint` (BenchError if `robot` was stored with other
+        content, see `check_robot`), the tip is `targets.tip`; `seed_config` (the `fixed`
+        mode's configuration) is part of the identity with `seed_mode`.
         """
+        self.check_robot(robot, robot_hash)
         config = "" if seed_config is None else json.dumps([float(x) for x in seed_config])
-        key = (robot, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets), int(seed), seed_mode, config)
-        where = ("robot=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=? AND seed=?"
-                 " AND seed_mode=? AND seed_config=?")
+        key = (robot, robot_hash, targets.tip, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets),
+               int(seed), seed_mode, config)
+        where = ("robot=? AND robot_hash=? AND tip=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=?"
+                 " AND seed=? AND seed_mode=? AND seed_config=?")
         row = self.conn.execute(f"SELECT id FROM experiments WHERE {where}", key).fetchone()
         if row is not None:
             return int(row[0])
@@ -245,8 +313,8 @@ class ResultStore:
             with self.conn:
                 self.conn.execute("BEGIN")
                 cur = self.conn.execute(
-                    "INSERT INTO experiments (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config,"
-                    " created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO experiments (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode,"
+                    " seed_config, created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps(environment())),
                 )
                 eid = int(cur.lastrowid)
@@ -275,14 +343,14 @@ class ResultStore:
         return {r[0] for r in self.conn.execute("SELECT target_index FROM results WHERE experiment=?", (experiment,))}
 
     def experiments(self) -> list[Experiment]:
-        """Every experiment, in creation order (a version-1 file's are all seed mode `random`)."""
-        seeding = "seed_mode, seed_config" if self.version >= 2 else "'random', ''"
+        """Every experiment, in creation order (older files: see the module docstring)."""
+        added = ", ".join(self._column(c) for c in ADDED_COLUMNS)
         rows = self.conn.execute(
-            f"SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment, {seeding}"
+            f"SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment, {added}"
             " FROM experiments ORDER BY id"
         ).fetchall()
         return [Experiment(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], json.loads(r[9]), r[10],
-                           json.loads(r[11]) if r[11] else None) for r in rows]
+                           json.loads(r[11]) if r[11] else None, r[12], r[13]) for r in rows]
 
     def results(self, experiment: int) -> list[ResultRow]:
         """The stored results of `experiment`, by target index."""
