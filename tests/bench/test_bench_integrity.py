@@ -1,8 +1,14 @@
-"""Numbers you can trust: the tip and robot content of an experiment (issue 24, point 1)."""
+"""Numbers you can trust: the tip and robot content of an experiment, and a results DB that is
+complete, undamaged and ours (issue 24, points 1 and 2)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +17,7 @@ import pytest
 import bioik
 from bioik.bench import BenchError, ResultStore, generate
 from bioik.bench.runner import run_experiment
+from bioik.bench.store import ResultRow
 from bioik.cli import main
 
 UR5_URDF = bioik.robots.urdf_path("ur5")
@@ -94,3 +101,119 @@ def test_targets_and_runs_pose_the_named_tip():
     np.testing.assert_allclose(dual.fk(t.witnesses, links=["right_tool0"])[:, 0], t.poses)
     with pytest.raises(ValueError, match="has 2 tips"):
         generate(dual, "fkik", 3, 0)
+
+
+# -- the file: complete, undamaged, ours -----------------------------------------------------
+
+def _fill(path: Path, n: int) -> None:
+    """A results DB with one ur5 experiment of n targets, each with a (made-up) result row."""
+    ur5 = bioik.load_robot("ur5")
+    rng = np.random.default_rng(0)
+    with ResultStore(path, create=True) as store:
+        eid = store.experiment("ur5", "fkik", "lm", {}, 0.005, generate(ur5, "fkik", n, 0), 0, robot_hash=ur5.fingerprint)
+        for i in range(n):
+            store.add_result(eid, ResultRow(i, True, 1e-3, 0, 5, 0, 1e-7, 1e-7, rng.uniform(-3, 3, 6).tolist()))
+
+
+def _refused(db: Path, capsys, expected: str) -> None:
+    """report, plot and run all refuse `db` with one line containing `expected`, exit status 2,
+    and leave it as it was."""
+    for argv in (["bench", "report", str(db)], ["bench", "plot", str(db), "--out", str(db.parent / "plots")],
+                 _run_args("ur5", db)):
+        before = db.read_bytes()
+        assert main(argv) == 2, argv
+        assert expected in _one_error_line(capsys), argv
+        assert db.read_bytes() == before
+
+
+def test_a_damaged_page_is_refused(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    _fill(db, 2000)
+    size = db.stat().st_size
+    assert size > 20 * 4096
+    with open(db, "r+b") as f:  # one page in the middle overwritten, as a bad disk sector would
+        f.seek((size // 4096 // 2) * 4096)
+        f.write(np.random.default_rng(1).bytes(4096))
+    _refused(db, capsys, f"{db}: damaged results DB (")
+
+
+def test_a_damaged_row_is_refused(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    _fill(db, 5)
+    with sqlite3.connect(db) as c:  # a well-formed page, but a row no bioik wrote
+        c.execute("UPDATE results SET solution='[0.1, 0.2' WHERE target_index=3")
+    assert main(["bench", "report", str(db)]) == 2
+    assert f"{db}: damaged results DB (Expecting" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize(("fill", "sql", "expected"), [
+    (0, "CREATE TABLE meta (key, value); INSERT INTO meta VALUES ('format', 'other-app');",
+     "not a bioik results DB (no 'bioik-bench' format marker)"),
+    (0, "CREATE TABLE meta (key, value); INSERT INTO meta VALUES ('format', 'bioik-bench'), ('version', '3');",
+     "not a complete bioik results DB (format version 3 without table experiments, table targets, table results)"),
+    (2, "ALTER TABLE results DROP COLUMN rotation_error;",
+     "not a complete bioik results DB (format version 3 without results.rotation_error)"),
+    (2, "UPDATE meta SET value='three' WHERE key='version';", "not a bioik results DB (format version 'three' is not a number)"),
+])
+def test_foreign_and_hand_made_dbs_are_refused(tmp_path, capsys, fill, sql, expected):
+    db = tmp_path / "x.db"
+    if fill:
+        _fill(db, fill)
+    c = sqlite3.connect(db)
+    c.executescript(sql)
+    c.close()
+    _refused(db, capsys, f"{db}: {expected}")
+
+
+def test_a_file_of_random_bytes_is_refused(tmp_path, capsys):
+    db = tmp_path / "x.db"
+    db.write_bytes(np.random.default_rng(2).bytes(8192))
+    _refused(db, capsys, f"{db}: not a bioik results DB (file is not a database)")
+
+
+def test_an_interrupted_run_leaves_every_row_in_the_db_file_alone(tmp_path):
+    ur5 = bioik.load_robot("ur5")
+    targets = generate(ur5, "fkik", 6, 2)
+
+    def stop_at_4(robot, goals, **kw):
+        if np.array_equal(goals[0].pose, targets.poses[4]):
+            raise KeyboardInterrupt
+        return bioik.solve(robot, goals, **kw)
+
+    db = tmp_path / "r.db"
+    with ResultStore(db, create=True) as store:
+        s = run_experiment(store, ur5, "ur5", "fkik", "lm", 6, 0.005, seed=2, solve=stop_at_4)
+        assert s.interrupted and s.ran == 4
+        assert Path(f"{db}-wal").exists()  # still in write-ahead-log mode: copy the .db without it
+        shutil.copy(db, tmp_path / "copy.db")
+    assert _rows(tmp_path / "copy.db") == [(1, i) for i in range(4)]
+
+
+KILLED_RUN = """
+import os, signal, sys, time
+import numpy as np
+import bioik
+from bioik.bench import ResultStore, runner
+runner.CHECKPOINT_INTERVAL_S = 0.25
+calls = 0
+def slow(robot, goals, seed=None, **kw):  # 10 ms a target; SIGKILL instead of target 60
+    global calls
+    calls += 1
+    if calls == runner.WARMUP_SOLVES + 61:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.01)
+    return bioik.Result(q=robot.center(), success=True, cost=0.0, goal_errors=np.zeros((1, 2)), time=0.0, iterations=1)
+with ResultStore(sys.argv[1], create=True) as store:
+    runner.run_experiment(store, bioik.load_robot("ur5"), "ur5", "fkik", "lm", 100, 0.005, solve=slow)
+"""
+
+
+def test_a_killed_run_loses_nothing_with_its_wal_and_at_most_a_checkpoint_interval_without(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    env = {**os.environ, "PYTHONPATH": str(Path(bioik.__file__).parents[1])}
+    p = subprocess.run([sys.executable, "-c", KILLED_RUN, str(db)], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    shutil.copy(db, tmp_path / "copy.db")  # the .db alone
+    assert 60 - 0.25 / 0.01 - 1 <= len(_rows(tmp_path / "copy.db")) <= 60  # at most 0.25 s of rows short
+    assert main(["bench", "report", str(db)]) == 0  # with its -wal: every committed row
+    assert "| lm | 60/100 |" in capsys.readouterr().out
