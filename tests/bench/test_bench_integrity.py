@@ -72,6 +72,20 @@ def test_an_edited_urdf_is_refused_not_mixed(tmp_path, capsys):
     assert main(_run_args(str(urdf), tmp_path / "new.db")) == 0  # another --db takes it
 
 
+def test_tune_refuses_an_edited_robot_before_its_study(tmp_path, capsys):
+    pytest.importorskip("optuna")
+    urdf, db = tmp_path / "arm.urdf", tmp_path / "r.db"
+    urdf.write_text(UR5_URDF.read_text())
+    assert main(_run_args(str(urdf), db)) == 0
+    urdf.write_text(UR5_URDF.read_text().replace('xyz="0 0 0.089159"', 'xyz="0 0 0.1"', 1))
+    capsys.readouterr()
+    assert main(["bench", "tune", "--robot", str(urdf), "--test", "fkik", "--solver", "lm", "--trials", "1", "--targets", "3",
+                 "--db", str(db)]) == 2
+    assert "was run on other robot content" in _one_error_line(capsys)
+    with sqlite3.connect(db) as c:  # no Optuna tables: nothing was written
+        assert {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")} == {"meta", "experiments", "targets", "results"}
+
+
 def test_a_robot_with_several_tips_needs_one_named(tmp_path, capsys):
     db = tmp_path / "r.db"
     assert main(_run_args("dual_ur5", db)) == 2

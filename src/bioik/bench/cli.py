@@ -235,10 +235,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
             plan.solvers.remove(s)
     robots = {name: load_robot(name) for test in plan.tests for name in plan.robots_for(test)}
     tips = {name: benchmark_tip(robot, plan.tip_for(name), name) for name, robot in robots.items()}
-    if Path(plan.db).exists():  # an edited robot is refused before any compilation or write
-        with ResultStore(plan.db) as store:
-            for name, robot in robots.items():
-                store.check_robot(name, robot.fingerprint)
+    # an edited robot is refused before any compilation or write
+    ResultStore.check_robots(plan.db, {name: robot.fingerprint for name, robot in robots.items()})
     for test in plan.tests:
         for name in plan.robots_for(test):
             try:

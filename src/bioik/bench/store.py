@@ -42,7 +42,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -243,6 +243,15 @@ class ResultStore:
                 raise BenchError(f"{p}: cannot be written (permission denied)")
         elif not p.parent.is_dir() or not os.access(p.parent, os.W_OK | os.X_OK):
             raise BenchError(f"{p}: cannot be created (no writable directory {str(p.parent)!r})")
+
+    @staticmethod
+    def check_robots(path: str | os.PathLike, robots: Mapping[str, str]) -> None:
+        """BenchError if the results DB at `path` (when there is one) stores a robot name of
+        `robots` ({name: fingerprint}) with other content (see `check_robot`; writes nothing)."""
+        if Path(path).exists():
+            with ResultStore(path) as store:
+                for name, robot_hash in robots.items():
+                    store.check_robot(name, robot_hash)
 
     def _check_or_init(self, new: bool) -> None:
         """Create the schema in a new (or empty) file, else check the file: undamaged, the

@@ -267,6 +267,7 @@ def tune(
     ResultStore.check_writable(db)
     robot = load_robot(robot_name)
     tip = benchmark_tip(robot, tip, robot_name)
+    ResultStore.check_robots(db, {robot_name: robot.fingerprint})  # before the warm-up and the study
     seed_mode = default_seed_mode(test)
     fixed_seed(robot, seed_mode)
     warm_up(robot, solver, timeout, defaults, solve)
