@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import bioik
-from bioik.bench import ResultStore, generate, runner
+from bioik.bench import BenchError, ResultStore, generate, runner
 from bioik.bench.report import joint_steps, markdown, summarize
 from bioik.bench.runner import run_experiment
 from bioik.robots import load_robot
@@ -187,7 +187,7 @@ def test_scale_runs_fkik_on_the_snakes(tmp_path, capsys):
         exps = store.experiments()
         assert [(e.robot, e.test) for e in exps] == [("snake30", "scale"), ("snake90", "scale"), ("snake180", "scale")]
         assert [len(store.results(e.id)[0].solution) for e in exps] == [30, 90, 180]
-    assert "### snake180 · scale" in out
+    assert "### snake180 (tip tip) · scale" in out
     np.testing.assert_array_equal(generate(load_robot("snake30"), "scale", 3, 2).poses, generate(load_robot("snake30"), "fkik", 3, 2).poses)
     assert main([*argv[:2], "--robot", "ur5", *argv[2:]]) == 2
     assert "drop --robot" in capsys.readouterr().err
@@ -198,7 +198,7 @@ def test_snake_names_work_as_robots_for_every_test(tmp_path, capsys):
     db = tmp_path / "r.db"
     assert main(["bench", "run", "--robot", "snake6", "--test", "grid", "--solver", "lm", "--targets", "2", "--timeout", "0.002",
                  "--seed-mode", "fixed", "--db", str(db)]) == 0
-    assert "### snake6 · grid · timeout 2 ms · 2 targets · seed 0 · seeds fixed 0 0 0 0 0 0" in capsys.readouterr().out
+    assert "### snake6 (tip tip) · grid · timeout 2 ms · 2 targets · seed 0 · seeds fixed 0 0 0 0 0 0" in capsys.readouterr().out
     with pytest.raises(ValueError, match="snake needs ≥ 1 joint"):
         load_robot("snake0")
 
@@ -226,7 +226,7 @@ max_iterations = 50
 damping = 0.2
 """)
     assert main(["bench", "run", str(path)]) == 0
-    assert "### ur5 · track" in capsys.readouterr().out
+    assert "### ur5 (tip tool0) · track" in capsys.readouterr().out
     with ResultStore(tmp_path / "from_file.db") as store:  # relative to the file's directory
         exps = store.experiments()
         assert all(len(store.results(e.id)) == 2 for e in exps)
@@ -283,42 +283,62 @@ def test_ctrl_c_in_cli_keeps_rows_and_says_how_to_resume(tmp_path, capsys, monke
     assert "| lm | 4/4 |" in capsys.readouterr().out
 
 
-V1_EXPERIMENTS = """CREATE TABLE experiments (
+OLD_EXPERIMENTS = {
+    1: """CREATE TABLE experiments (
     id INTEGER PRIMARY KEY,
     robot TEXT NOT NULL, test TEXT NOT NULL, solver TEXT NOT NULL, params TEXT NOT NULL,
     timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
     created TEXT NOT NULL, environment TEXT NOT NULL,
     UNIQUE (robot, test, solver, params, timeout, n_targets, seed)
-)"""
+)""",
+    2: """CREATE TABLE experiments (
+    id INTEGER PRIMARY KEY,
+    robot TEXT NOT NULL, test TEXT NOT NULL, solver TEXT NOT NULL, params TEXT NOT NULL,
+    timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
+    created TEXT NOT NULL, environment TEXT NOT NULL,
+    seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
+    UNIQUE (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
+)""",
+}
 
 
-def _make_v1(path, ur5) -> None:
-    """A results DB as written before seed modes: format version 1, no seed-mode columns."""
+def _make_old(path, ur5, version: int) -> None:
+    """A results DB as written by format version 1 (no seed-mode columns) or 2 (no robot hash or tip)."""
     with ResultStore(path, create=True) as store:
         _run(store, ur5, Recorder(generate(ur5, "fkik", N, 7)), "random")
+    columns = "id, robot, test, solver, params, timeout, n_targets, seed, created, environment" + (", seed_mode, seed_config" if version == 2 else "")
     with sqlite3.connect(path) as c:
         c.execute("ALTER TABLE experiments RENAME TO e2")
-        c.execute(V1_EXPERIMENTS)
-        c.execute("INSERT INTO experiments SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment FROM e2")
+        c.execute(OLD_EXPERIMENTS[version])
+        c.execute(f"INSERT INTO experiments SELECT {columns} FROM e2")
         c.execute("DROP TABLE e2")
-        c.execute("UPDATE meta SET value='1' WHERE key='version'")
+        c.execute("UPDATE meta SET value=? WHERE key='version'", (str(version),))
 
 
-def test_old_db_is_read_as_random_and_upgraded_when_written(ur5, tmp_path):
+@pytest.mark.parametrize("version", [1, 2])
+def test_old_db_is_read_as_is_and_upgraded_when_written_but_its_robots_are_not_resumed(ur5, tmp_path, capsys, version):
     db = tmp_path / "old.db"
-    _make_v1(db, ur5)
-    with ResultStore(db) as store:  # read-only: readable as it is
+    _make_old(db, ur5, version)
+    with ResultStore(db) as store:  # read-only: readable as it is, the tip from the targets rows
         (exp,) = store.experiments()
-        assert exp.seed_mode == "random" and len(store.results(exp.id)) == N
-        assert "seeds random" in markdown(store)
+        assert (exp.seed_mode, exp.tip, exp.robot_hash) == ("random", "tool0", "") and len(store.results(exp.id)) == N
+        assert "### ur5 (tip tool0) · fkik · timeout 5 ms · 5 targets · seed 7 · seeds random" in markdown(store)
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("1",)
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == (str(version),)
+    argv = ["bench", "run", "--robot", "ur5", "--test", "fkik", "--solver", "lm", "--targets", str(N), "--seed", "7", "--db", str(db)]
+    assert main(argv) == 2  # refused before anything is written: the file stays at its version
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "robot 'ur5' (experiment 1, fkik/lm) was stored before robot content was recorded" in err[0]
+    assert err[0].endswith("its robot content is unknown and new results could mix two robots; use a new --db")
     targets = generate(ur5, "fkik", N, 7)
-    with ResultStore(db, create=True) as store:
-        again = _run(store, ur5, Recorder(targets), "random")
-        warm = _run(store, ur5, Recorder(targets), "warm")
-        assert [e.seed_mode for e in store.experiments()] == ["random", "warm"]
-    assert (again.experiment, again.ran, again.skipped) == (exp.id, 0, N) and warm.ran == N
+    with ResultStore(db, create=True) as store:  # upgraded in place
+        with pytest.raises(BenchError, match="robot content is unknown"):
+            _run(store, ur5, Recorder(targets), "random")
+        other = run_experiment(store, ur5, "ur5-urdf", "fkik", "lm", N, TIMEOUT, seed=7, solve=Recorder(targets))
+        assert [(e.robot, e.tip, e.robot_hash, e.seed_mode) for e in store.experiments()] == [
+            ("ur5", "tool0", "", "random"), ("ur5-urdf", "tool0", ur5.fingerprint, "random")]
+        assert len(store.results(exp.id)) == N
+    assert other.ran == N
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("2",)
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("3",)
         assert json.loads(c.execute("SELECT environment FROM experiments WHERE id=?", (exp.id,)).fetchone()[0]) == exp.environment

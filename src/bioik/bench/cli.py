@@ -1,9 +1,10 @@
 """`bioik bench run | report | plot | tune`: the benchmark's command line (registered in `bioik.cli`).
 
 Every input is checked before the results DB is opened for writing, so bad input (unknown
-robot, test, solver, parameter or seed mode; a malformed experiment file; an unwritable DB;
-a file that is not a results DB) gives one error line (exit status 2 from `bioik.cli.main`)
-and leaves nothing half-written.
+robot, tip, test, solver, parameter or seed mode; a robot with several tips and no --tip; a
+malformed experiment file; an unwritable DB; a file that is not an undamaged results DB; a
+robot whose content differs from the one stored under its name) gives one error line (exit
+status 2 from `bioik.cli.main`) and leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from bioik.bench.targets import SCALE_ROBOTS, SEED_MODES, TESTS
 
-TOML_KEYS = ("robots", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "db")
+TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "db")
 
 
 def _param(text: str) -> tuple[str, object]:
@@ -45,11 +46,16 @@ class Plan:
     seed_mode: str | None
     seed_config: list[float] | None
     db: str
+    tip: str | None = None  # the link posed on every given robot (default: each robot's one tip)
     source: str | None = None  # the experiment file, named in errors
 
     def robots_for(self, test: str) -> list[str]:
         """The robots `test` runs on: the snakes SCALE_ROBOTS for `scale`, else the given robots."""
         return list(SCALE_ROBOTS) if test == "scale" else self.robots
+
+    def tip_for(self, robot: str) -> str | None:
+        """The tip asked for on `robot`: `tip` on the given robots, none on the `scale` snakes."""
+        return self.tip if robot in self.robots else None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -72,8 +78,9 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError(f"--test is required (one of {', '.join(TESTS)}), or give an experiment file")
     if args.db is None:
         raise ValueError("--db is required (the results DB, created if missing)")
-    if args.test == "scale" and args.robot:
-        raise ValueError(f"--test scale runs on {', '.join(SCALE_ROBOTS)}: drop --robot (or use --robot snakeN with --test fkik)")
+    if args.test == "scale" and (args.robot or args.tip):
+        raise ValueError(f"--test scale runs on {', '.join(SCALE_ROBOTS)} (tip 'tip'): drop --robot and --tip "
+                         "(or use --robot snakeN with --test fkik)")
     if args.test != "scale" and not args.robot:
         raise ValueError("--robot is required (a bundled robot name, snakeN or a URDF path) except with --test scale")
     import bioik
@@ -87,7 +94,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     return Plan(args.robot or [], [args.test], solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
-                args.seed_config, args.db)
+                args.seed_config, args.db, args.tip)
 
 
 def _read_toml(path: str) -> dict[str, Any]:
@@ -155,6 +162,9 @@ def _plan_from_toml(path: str, db: str | None) -> Plan:
     if not robots and any(t != "scale" for t in tests):
         raise ValueError(f"{path}: robots is required (a list of robot names) for tests other than scale")
     solvers = _names(path, data, "solvers") or [bioik.solvers.DEFAULT_SOLVER]
+    tip = data.get("tip")
+    if tip is not None and not isinstance(tip, str):
+        raise ValueError(f"{path}: tip must be a link name (a string), posed on every robot of the file; got {tip!r}")
     seed_mode = data.get("seed_mode")
     if seed_mode is not None and not isinstance(seed_mode, str):
         raise ValueError(f"{path}: seed_mode must be a string (one of {', '.join(SEED_MODES)}); got {seed_mode!r}")
@@ -168,14 +178,14 @@ def _plan_from_toml(path: str, db: str | None) -> Plan:
         db = str(Path(path).parent / data["db"])
     return Plan(robots, tests, solvers, _params(path, data, solvers), _number(path, data, "targets", int, 100),
                 _number(path, data, "timeout", float, 0.005), _number(path, data, "seed", int, 0), seed_mode,
-                None if seed_config is None else [float(x) for x in seed_config], db, path)
+                None if seed_config is None else [float(x) for x in seed_config], db, tip, path)
 
 
 def _plan(args: argparse.Namespace) -> Plan:
     """The plan of `bench run`: from the experiment file if given (then only --db may be added), else the options."""
     if args.experiment is None:
         return _plan_from_args(args)
-    given = [opt for opt, value in (("--robot", args.robot), ("--test", args.test), ("--solver", args.solver),
+    given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--test", args.test), ("--solver", args.solver),
                                     ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
                                     ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config))
              if value is not None]
@@ -189,15 +199,16 @@ def _skip(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
-    """Check every input of `plan` before anything is written; returns the robots by name and
-    the peer adapters by (robot name, solver). A peer whose package is missing is dropped from
-    `plan.solvers` (one "skipping" line), one that cannot model a robot is left out for it."""
+def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, str], Any]]:
+    """Check every input of `plan` before anything is written; returns the robots and their
+    tips by name and the peer adapters by (robot name, solver). A peer whose package is
+    missing is dropped from `plan.solvers` (one "skipping" line), one that cannot model a
+    robot is left out for it."""
     import bioik
     from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_seed_mode, check_test, default_seed_mode
+    from bioik.bench.targets import benchmark_tip, check_seed_mode, check_test, default_seed_mode
     from bioik.robots import load_robot
 
     for test in plan.tests:
@@ -223,6 +234,9 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
             _skip(str(e))
             plan.solvers.remove(s)
     robots = {name: load_robot(name) for test in plan.tests for name in plan.robots_for(test)}
+    tips = {name: benchmark_tip(robot, plan.tip_for(name), name) for name, robot in robots.items()}
+    # an edited robot is refused before any compilation or write
+    ResultStore.check_robots(plan.db, {name: robot.fingerprint for name, robot in robots.items()})
     for test in plan.tests:
         for name in plan.robots_for(test):
             try:
@@ -236,10 +250,10 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
                 warm_up(robot, s, plan.timeout, plan.params[s])  # an unknown parameter fails here, before any write
             elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
                 try:  # the model is built here, before the clock
-                    adapters[name, s] = peers.load_peer(s, robot, robot.tips[0], name)
+                    adapters[name, s] = peers.load_peer(s, robot, tips[name], name)
                 except peers.PeerSkipped as e:
                     _skip(str(e))
-    return robots, adapters
+    return robots, tips, adapters
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -252,7 +266,7 @@ def _run(args: argparse.Namespace) -> int:
 
     plan = _plan(args)
     try:
-        robots, adapters = _check(plan)
+        robots, tips, adapters = _check(plan)
     except (ValueError, KeyError) as e:
         if plan.source is None:
             raise
@@ -260,7 +274,7 @@ def _run(args: argparse.Namespace) -> int:
     with ResultStore(plan.db, create=True) as store:
         for test in plan.tests:
             for name in plan.robots_for(test):
-                targets = generate(robots[name], test, plan.targets, plan.seed)
+                targets = generate(robots[name], test, plan.targets, plan.seed, tips[name])
                 for s in plan.solvers:
                     if is_peer(s) and (test not in PEER_TESTS or (name, s) not in adapters):
                         if test not in PEER_TESTS and name == plan.robots_for(test)[0]:
@@ -309,7 +323,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     ranges = [parse_range(text) for text in args.space or []]
     try:
         result = tune(args.db, args.robot, args.test, args.solver, args.trials, args.targets, args.timeout, args.seed,
-                      args.study, ranges, dict(args.param or []))
+                      args.study, ranges, dict(args.param or []), tip=args.tip)
     except KeyboardInterrupt:
         print("interrupted: finished trials are kept in the DB; re-run the same command to resume", file=sys.stderr)
         return 130
@@ -331,6 +345,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("experiment", nargs="?", help="experiment file (TOML); then only --db may be given, overriding the file's db")
     run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path "
                                                         "(repeatable; required except with --test scale)")
+    run.add_argument("--tip", help="the link whose poses are the targets, on every --robot (default: the robot's one tip; "
+                                   "needed for a robot with several)")
     run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)})")
     run.add_argument("--solver", action="append", help="solver name, or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
                                                          "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
@@ -356,6 +372,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                      "targets; score = mean solve time, a failure counting as the timeout. BioIK 2 solvers "
                                      "search the ranges of [E Table 8.10]. Re-running the same command resumes the study.")
     tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path")
+    tu.add_argument("--tip", help="the link whose poses are the targets (default: the robot's one tip)")
     tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t != 'scale')}")
     tu.add_argument("--solver", default="bio2_memetic", help="solver to tune (default bio2_memetic)")
     tu.add_argument("--trials", type=int, required=True, help="completed trials the study should have (resumed studies count theirs)")

@@ -6,11 +6,12 @@ one figure per (robot, test, timeout, targets, seed, seed mode), written as PNG 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 
-from bioik.bench.report import experiment_label, group_key, group_title
+from bioik.bench.report import GroupKey, experiment_label, group_key, group_title
 from bioik.bench.store import BenchError, ResultStore
 
 
@@ -18,6 +19,12 @@ def _cumulative(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Step-curve points: after the k-th smallest value, k/n·100 % are solved."""
     xs = np.sort(values)
     return xs, 100.0 * np.arange(1, len(xs) + 1) / n
+
+
+def _file_word(name: str) -> str:
+    """`name` (a robot name may be a URDF path) as part of a file name: characters other than
+    letters, digits, '-' and '.' become '_'."""
+    return re.sub(r"[^\w.-]+", "_", name)
 
 
 def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
@@ -32,12 +39,12 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    groups: dict[tuple[str, str, float, int, int, str], list] = {}
+    groups: dict[GroupKey, list] = {}
     for exp in store.experiments():
         groups.setdefault(group_key(exp), []).append(exp)
     written = []
     for key, exps in groups.items():
-        robot, test, timeout, n, seed, _ = key
+        robot, tip, test, timeout, n, seed, _ = key
         seed_mode = exps[0].seed_mode
         fig, (ax_t, ax_i) = plt.subplots(1, 2, figsize=(11, 4.2))
         for exp in exps:
@@ -57,7 +64,8 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
         ax_t.axvline(timeout * 1e3, color="grey", linestyle="--", linewidth=0.8)
         fig.suptitle(group_title(key))
         fig.tight_layout()
-        stem = f"{robot}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}" + ("" if seed_mode == "random" else f"_{seed_mode}")
+        stem = f"{_file_word(robot)}_{_file_word(tip)}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}"
+        stem += "" if seed_mode == "random" else f"_{seed_mode}"
         if exps[0].seed_config is not None:  # fixed at a given configuration: one file per configuration
             stem += f"_{len(written) // 2}"
         for ext in ("png", "svg"):

@@ -87,34 +87,39 @@ def experiment_label(exp: Experiment) -> str:
     return f"{exp.solver} ({params})" if params else exp.solver
 
 
-def group_key(exp: Experiment) -> tuple[str, str, float, int, int, str]:
+#: What experiments share a table (and a plot): (robot, tip, test, timeout, targets, seed, seeding).
+GroupKey = tuple[str, str, str, float, int, int, str]
+
+
+def group_key(exp: Experiment) -> GroupKey:
     """What experiments share a table (and a plot): all but the solver and its parameters."""
     seeding = exp.seed_mode if exp.seed_config is None else f"{exp.seed_mode} {' '.join(f'{x:g}' for x in exp.seed_config)}"
-    return (exp.robot, exp.test, exp.timeout, exp.n_targets, exp.seed, seeding)
+    return (exp.robot, exp.tip, exp.test, exp.timeout, exp.n_targets, exp.seed, seeding)
 
 
-def group_title(key: tuple[str, str, float, int, int, str]) -> str:
-    """The heading of a table or plot, e.g. `ur5 · fkik · timeout 5 ms · 100 targets · seed 0 · seeds random`."""
-    robot, test, timeout, n, seed, seeding = key
+def group_title(key: GroupKey) -> str:
+    """The heading of a table or plot, e.g. `ur5 (tip tool0) · fkik · timeout 5 ms · 100 targets · seed 0 · seeds random`."""
+    robot, tip, test, timeout, n, seed, seeding = key
     words = seeding.split()
     if len(words) > 7:  # a long fixed configuration: its first values
         seeding = " ".join(words[:7]) + " …"
-    return f"{robot} · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed} · seeds {seeding}"
+    return f"{robot} (tip {tip}) · {test} · timeout {timeout * 1e3:g} ms · {n} targets · seed {seed} · seeds {seeding}"
 
 
 def markdown(store: ResultStore) -> str:
-    """Markdown tables for every experiment in `store`, one table per (robot, test, timeout)."""
-    groups: dict[tuple[str, str, float, int, int, str], list[Summary]] = {}
+    """Markdown tables for every experiment in `store`, one table per `group_key`."""
+    groups: dict[GroupKey, list[Summary]] = {}
     for exp in store.experiments():
         groups.setdefault(group_key(exp), []).append(summarize(store, exp))
     out = []
-    for (robot, test, timeout, n, seed, seeding), sums in groups.items():
+    for key, sums in groups.items():
+        _, _, test, timeout, n, _, _ = key
         ts = time_thresholds(timeout)
         track = test == "track"
         head = (["solver", "run", "success %"] + [f"≤ {t} ms %" for t in ts] + [f"≤ {k} it %" for k in ITERATION_THRESHOLDS]
                 + ["mean ms", "median ms", "mean pos err m"]
                 + (["max pos err m", "mean step rad", "max step rad"] if track else []))
-        out.append(f"### {group_title((robot, test, timeout, n, seed, seeding))}\n")
+        out.append(f"### {group_title(key)}\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         for s in sums:

@@ -31,11 +31,17 @@ import numpy as np
 import bioik
 from bioik.bench import peers
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import DEFAULT_TOLERANCES, Targets, check_seed_mode, default_seed_mode, generate, pose_errors, tolerances
+from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate, pose_errors,
+                                 tolerances)
 from bioik.kinematics.robot import Robot
 
 WARMUP_SOLVES = 5
 PROGRESS_INTERVAL_S = 1.0
+#: Most seconds of committed rows that live only in the store's write-ahead log while a run
+#: goes on (also bounded by `store.WAL_AUTOCHECKPOINT`): what a copy of the .db without its
+#: -wal may lack after a SIGKILL. A checkpoint costs ~10 ms (an fsync), between timed solves:
+#: ~1 % of a run's wall time.
+CHECKPOINT_INTERVAL_S = 1.0
 
 SolveFn = Callable[..., Any]
 
@@ -134,34 +140,45 @@ def run_experiment(
     targets: Targets | None = None,
     seed_mode: str | None = None,
     seed_config: Any = None,
+    tip: str | None = None,
 ) -> RunSummary:
-    """Solve the targets of (robot_name, test, n_targets, seed) missing from the store with `solver`.
+    """Solve the targets of (robot_name, tip, test, n_targets, seed) missing from the store with `solver`.
 
-    `solve` is the function timed (default `bioik.solve`); `targets` may be passed when already
-    generated. `seed_mode` defaults to the test's (`default_seed_mode`); `seed_config` is the
-    `fixed` mode's start (default: the robot's centre), stored as every target's seed state.
-    KeyboardInterrupt stops the run after the last whole row (summary.interrupted).
+    `tip` defaults to the robot's one tip (`targets.benchmark_tip`), or to `targets.tip` when
+    `targets` (already generated) are passed. `solve` is the function timed (default
+    `bioik.solve`). `seed_mode` defaults to the test's (`default_seed_mode`); `seed_config`
+    is the `fixed` mode's start (default: the robot's centre), stored as every target's seed
+    state. The robot's `fingerprint` goes into the experiment: BenchError if `robot_name` is
+    stored with other content. KeyboardInterrupt stops the run after the last whole row
+    (summary.interrupted). The store is checkpointed every CHECKPOINT_INTERVAL_S and when the
+    run ends either way.
     """
     params = dict(params or {})
+    if targets is not None:
+        if tip not in (None, targets.tip):
+            raise ValueError(f"the targets are for tip {targets.tip!r}, not {tip!r}")
+        tip = targets.tip
+    tip = benchmark_tip(robot, tip, robot_name)
     if peers.is_peer(solver) and solve is bioik.solve:  # raises PeerSkipped if it cannot run here
         if params:
             raise ValueError(f"{solver} takes no solver parameters; got {', '.join(sorted(params))}")
         peers.check_test(solver, test)
-        solve = peers.solve_function(peers.load_peer(solver, robot, robot.tips[0], robot_name))
+        solve = peers.solve_function(peers.load_peer(solver, robot, tip, robot_name))
     seed_mode = check_seed_mode(default_seed_mode(test) if seed_mode is None else seed_mode)
     fixed = fixed_seed(robot, seed_mode, seed_config)
-    targets = generate(robot, test, n_targets, seed) if targets is None else targets
+    targets = generate(robot, test, n_targets, seed, tip) if targets is None else targets
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
+    store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
     warm_up(robot, solver, timeout, params, solve)
-    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed)
+    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint)
     targets = store.targets(eid)
     done = store.done(eid)
     solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}
     summary = RunSummary(eid, len(targets), skipped=len(done))
     progress = _Progress(f"{robot_name}/{test}/{solver}", len(targets))
-    tip = targets.tip
     tol = tolerances(test)
+    checkpointed = time.monotonic()
     try:
         for i in range(len(targets)):
             if i in done:
@@ -180,8 +197,12 @@ def run_experiment(
             summary.ran += 1
             summary.solved += ok
             progress.update(summary.skipped + summary.ran, summary.ran, summary.solved)
+            if time.monotonic() - checkpointed >= CHECKPOINT_INTERVAL_S:
+                store.checkpoint(wait=False)
+                checkpointed = time.monotonic()
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
         progress.close()
+        store.checkpoint()  # the .db alone now holds every row of this run
     return summary

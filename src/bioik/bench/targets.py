@@ -10,7 +10,8 @@ one fixed orientation, the tip's at the centre of the joint limits, [R 4.2]; see
 uniform random; many grid points are out of reach by design), `track` (a continuous path for
 the tip, solved warm-started: a circle, then a figure eight, see `_track_targets`), `scale`
 (the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS). The same (robot, test, n,
-seed) always gives identical targets.
+seed, tip) always gives identical targets. The tip is named or, by default, the robot's one
+tip (`benchmark_tip`): a robot with several tips needs it named.
 
 Seed modes say how a target's start configuration is chosen when it is solved (the runner
 applies them): `random` (the stored independent uniform draws), `none` (seed=None: the solver
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bioik.kinematics.robot import Robot
+from bioik.model.group import moved_links
 
 TESTS = ("fkik", "unreachable", "grid", "track", "scale")
 SEED_MODES = ("random", "none", "fixed", "warm")
@@ -77,22 +79,42 @@ def default_seed_mode(test: str) -> str:
     return "warm" if check_test(test) == "track" else "random"
 
 
-def _fk_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
-    tip = robot.tips[0]
+def benchmark_tip(robot: Robot, tip: str | None = None, name: str | None = None) -> str:
+    """The link whose poses a benchmark of `robot` (called `name` in errors) targets: `tip`,
+    checked to be a link the active joints move, or else the robot's one tip (ValueError
+    listing them when it has several)."""
+    name = robot.name if name is None else name
+    if tip is None:
+        if len(robot.tips) == 1:
+            return robot.tips[0]
+        if not robot.tips:
+            raise ValueError(f"robot {name!r} has no link that its joints move; nothing to benchmark")
+        raise ValueError(f"robot {name!r} has {len(robot.tips)} tips ({', '.join(robot.tips)}); "
+                         "name the one to benchmark with --tip LINK")
+    robot.model.link_index(tip)  # an unknown link: UnknownNameError naming the closest
+    active = set(robot.group.variables)
+    joints = [j for j, joint in enumerate(robot.model.joints) if any(m.variable in active for m in joint.motions)]
+    if tip not in moved_links(robot.model, joints):
+        raise ValueError(f"link {tip!r} of robot {name!r} does not move with its joints; expected a moving link "
+                         f"such as {', '.join(robot.tips) or 'none'}")
+    return tip
+
+
+def _fk_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> Targets:
     witnesses = robot.random_configuration(rng, n).reshape(n, robot.dof)
     seeds = robot.random_configuration(rng, n).reshape(n, robot.dof)
     poses = robot.fk(witnesses, links=[tip])[:, 0]
     return Targets(tip, poses, seeds, witnesses)
 
 
-def _workspace_points(robot: Robot, rng: np.random.Generator) -> np.ndarray:
+def _workspace_points(robot: Robot, tip: str, rng: np.random.Generator) -> np.ndarray:
     """Tip positions (WORKSPACE_SAMPLES, 3) of uniform random configurations."""
-    return robot.fk(robot.random_configuration(rng, WORKSPACE_SAMPLES), links=[robot.tips[0]])[:, 0, :3, 3]
+    return robot.fk(robot.random_configuration(rng, WORKSPACE_SAMPLES), links=[tip])[:, 0, :3, 3]
 
 
-def _unreachable_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
-    targets = _fk_targets(robot, rng, n)
-    reach = float(np.linalg.norm(_workspace_points(robot, rng), axis=1).max())
+def _unreachable_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> Targets:
+    targets = _fk_targets(robot, tip, rng, n)
+    reach = float(np.linalg.norm(_workspace_points(robot, tip, rng), axis=1).max())
     poses = targets.poses.copy()
     p = poses[:, :3, 3]
     norm = np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-12)
@@ -100,9 +122,8 @@ def _unreachable_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targ
     return Targets(targets.tip, poses, targets.seeds, None)
 
 
-def _grid_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
-    tip = robot.tips[0]
-    points = _workspace_points(robot, rng)
+def _grid_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> Targets:
+    points = _workspace_points(robot, tip, rng)
     lo, hi = points.min(axis=0), points.max(axis=0)
     k = max(1, int(np.ceil(n ** (1.0 / 3.0))))
     axes = [np.linspace(lo[i], hi[i], k) for i in range(3)]
@@ -116,7 +137,7 @@ def _grid_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     return Targets(tip, poses, seeds, None)
 
 
-def _track_frame(robot: Robot, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _track_frame(robot: Robot, tip: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """(tip pose at the centre, in-plane unit u (inward), in-plane unit v, radius) of the track path.
 
     u points from the tip towards the base origin (so the path bends inward, staying reachable
@@ -124,8 +145,8 @@ def _track_frame(robot: Robot, rng: np.random.Generator) -> tuple[np.ndarray, np
     (u × z, else u × x), and the radius is
     TRACK_RADIUS_FRACTION × the largest side of the bounding box of WORKSPACE_SAMPLES tip positions.
     """
-    T = robot.link_pose(robot.center(), robot.tips[0])
-    points = _workspace_points(robot, rng)
+    T = robot.link_pose(robot.center(), tip)
+    points = _workspace_points(robot, tip, rng)
     radius = TRACK_RADIUS_FRACTION * float((points.max(axis=0) - points.min(axis=0)).max())
     p = T[:3, 3]
     u = -p / np.linalg.norm(p) if np.linalg.norm(p) > 1e-9 else np.array([-1.0, 0.0, 0.0])
@@ -135,7 +156,7 @@ def _track_frame(robot: Robot, rng: np.random.Generator) -> tuple[np.ndarray, np
     return T, u, v / np.linalg.norm(v), radius
 
 
-def _track_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
+def _track_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> Targets:
     """A circle then a figure eight (lemniscate of Bernoulli), both through the tip at the centre.
 
     Both are centred at c = p + r·u (p the tip position at the centre configuration, u inward)
@@ -145,7 +166,7 @@ def _track_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     orientation is the tip's at the centre. Seed states: the centre configuration for the
     first target (where warm starting begins), independent uniform draws for the others.
     """
-    T, u, v, r = _track_frame(robot, rng)
+    T, u, v, r = _track_frame(robot, tip, rng)
     c = T[:3, 3] + r * u
     n_circle = (n + 1) // 2
     t = 2 * np.pi * np.arange(n_circle) / n_circle
@@ -157,22 +178,24 @@ def _track_targets(robot: Robot, rng: np.random.Generator, n: int) -> Targets:
     poses[:, :3, 3] = np.concatenate([circle, eight])
     seeds = robot.random_configuration(rng, n).reshape(n, robot.dof)
     seeds[0] = robot.center()
-    return Targets(robot.tips[0], poses, seeds, None)
+    return Targets(tip, poses, seeds, None)
 
 
-def generate(robot: Robot, test: str, n: int, seed: int) -> Targets:
-    """The `n` targets of `test` for `robot`, drawn from `numpy.random.default_rng(seed)`."""
+def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None) -> Targets:
+    """The `n` targets of `test` for `tip` of `robot` (default: its one tip, see
+    `benchmark_tip`), drawn from `numpy.random.default_rng(seed)`."""
     check_test(test)
     if n < 1:
         raise ValueError(f"the number of targets must be ≥ 1; got {n}")
+    tip = benchmark_tip(robot, tip)
     rng = np.random.default_rng(seed)
     if test == "grid":
-        return _grid_targets(robot, rng, n)
+        return _grid_targets(robot, tip, rng, n)
     if test == "unreachable":
-        return _unreachable_targets(robot, rng, n)
+        return _unreachable_targets(robot, tip, rng, n)
     if test == "track":
-        return _track_targets(robot, rng, n)
-    return _fk_targets(robot, rng, n)  # fkik and scale
+        return _track_targets(robot, tip, rng, n)
+    return _fk_targets(robot, tip, rng, n)  # fkik and scale
 
 
 def pose_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:

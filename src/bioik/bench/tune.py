@@ -18,8 +18,9 @@ Storage: one SQLite file (--db) holds both the Optuna study (its RDB storage,
 trials are kept and new ones are added until the study has --trials completed trials; a
 trial interrupted by Ctrl-C is marked failed (not counted), its finished targets stay in
 the results tables and are reused if the same parameters come up again. The study name is
-ROBOT-TEST-SOLVER unless --study is given; the study remembers its settings (targets,
-timeout, seed, fixed parameters, search space) and refuses to be resumed with others.
+ROBOT-TEST-SOLVER unless --study is given; the study remembers its settings (tip, targets,
+timeout, seed, fixed parameters, search space) and refuses to be resumed with others. The
+tip is --tip, or the robot's one tip (`targets.benchmark_tip`).
 
 Search space. For the BioIK 2 solvers (`bio2`, `bio2_memetic`, `bio2_memetic_l`,
 `bio2_lm`) it is [E Table 8.10], whose parameter names are bioik's own (`bio2.DEFAULTS`,
@@ -233,6 +234,7 @@ def tune(
     fixed: Mapping[str, Any] | None = None,
     solve: SolveFn = bioik.solve,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    tip: str | None = None,
 ) -> TuneResult:
     """Run (or resume) the study until it has `trials` completed trials; see the module docstring.
 
@@ -242,7 +244,7 @@ def tune(
     """
     from bioik.bench.runner import fixed_seed, run_experiment, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import check_test, default_seed_mode, generate
+    from bioik.bench.targets import benchmark_tip, check_test, default_seed_mode, generate
     from bioik.robots import load_robot
 
     optuna = _optuna()
@@ -264,12 +266,14 @@ def tune(
     family.settings(defaults)  # non-numeric fixed values fail here
     ResultStore.check_writable(db)
     robot = load_robot(robot_name)
+    tip = benchmark_tip(robot, tip, robot_name)
+    ResultStore.check_robots(db, {robot_name: robot.fingerprint})  # before the warm-up and the study
     seed_mode = default_seed_mode(test)
     fixed_seed(robot, seed_mode)
     warm_up(robot, solver, timeout, defaults, solve)
-    targets = generate(robot, test, n_targets, seed)
+    targets = generate(robot, test, n_targets, seed, tip)
     name = study or study_name(robot_name, test, solver)
-    settings = {"robot": robot_name, "test": test, "solver": solver, "targets": n_targets, "timeout": timeout,
+    settings = {"robot": robot_name, "tip": tip, "test": test, "solver": solver, "targets": n_targets, "timeout": timeout,
                 "seed": seed, "seed_mode": seed_mode, "fixed": fixed, "space": [r.describe() for r in space]}
 
     verbosity = optuna.logging.get_verbosity()

@@ -6,6 +6,7 @@ order; joints outside the group stay at `robot.frozen` values.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -17,6 +18,7 @@ from bioik.kinematics.extrapolate import extrapolate_frames
 from bioik.kinematics.fk import fk_batch, fk_link
 from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
+from bioik.model.fingerprint import feed, model_fingerprint
 from bioik.model.group import Group, GroupSpec, resolve_group
 from bioik.model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 
@@ -92,6 +94,16 @@ class Robot:
     def program(self) -> KinematicProgram:
         """FK program over all links (the one `fk`, `link_pose`, `jacobian` use)."""
         return self.program_for(self.link_names)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Hex SHA-256 of what this robot solves over: the model's content (see
+        `bioik.model.fingerprint`), the active variables, the tips and the frozen values.
+        Equal for the same URDF loaded twice; names, paths and group labels do not count."""
+        h = hashlib.sha256(b"bioik-robot-1")
+        for part in (model_fingerprint(self.model), self.group.variables, self.group.tips, self.frozen):
+            feed(h, part)
+        return h.hexdigest()
 
     def program_for(self, links: Sequence[str]) -> KinematicProgram:
         """A compact FK program for just `links` (what solvers evaluate)."""

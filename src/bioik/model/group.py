@@ -24,12 +24,18 @@ class Group:
 
 
 def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] | None = None, default: str | None = None) -> Group:
-    """Turn a group spec into a `Group`; None means `default`, or every variable."""
+    """Turn a group spec into a `Group`; None means `default`, or every variable.
+
+    The tips of the "all" group (and of a group that names none) are the leaf links some
+    joint of the group moves: a frame hanging off the base by fixed joints only (ur5's
+    `base`) never moves, so it is no end effector.
+    """
     named = named or {}
     if spec is None:
         if default is not None:
             return resolve_group(model, default, named)
-        return Group("all", tuple(range(len(model.variables))), tuple(model.leaves))
+        moving = [j for j, joint in enumerate(model.joints) if joint.motions]
+        return Group("all", tuple(range(len(model.variables))), tuple(_moved_leaves(model, moving)))
     if isinstance(spec, str):
         if spec not in named:
             raise UnknownNameError(f"unknown group {spec!r} of robot {model.name!r}; {suggest(spec, named) if named else 'it has no named groups'}")
@@ -76,8 +82,8 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
     raise ValueError(f"cannot read group {spec!r}: expected a group name, joint names, [base, tip] chains or a dict")
 
 
-def _moved_leaves(model: RobotModel, joints: list[int]) -> list[str]:
-    """Leaf links below any of the given joints."""
+def moved_links(model: RobotModel, joints: list[int]) -> list[str]:
+    """Links below any of the given joints (the links they move), in model order."""
     below = set()
     for j in joints:
         stack = [model.joints[j].child]
@@ -85,4 +91,9 @@ def _moved_leaves(model: RobotModel, joints: list[int]) -> list[str]:
             link = stack.pop()
             below.add(link)
             stack.extend(model.joints[c].child for c in model.child_joints[link])
-    return [name for i, name in enumerate(model.link_names) if i in below and not model.child_joints[i]]
+    return [name for i, name in enumerate(model.link_names) if i in below]
+
+
+def _moved_leaves(model: RobotModel, joints: list[int]) -> list[str]:
+    """Leaf links below any of the given joints."""
+    return [name for name in moved_links(model, joints) if not model.child_joints[model.link_index(name)]]
