@@ -28,14 +28,15 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
 
     The tips of the "all" group (and of a group that names none) are the leaf links some
     joint of the group moves: a frame hanging off the base by fixed joints only (ur5's
-    `base`) never moves, so it is no end effector.
+    `base`) never moves, so it is no end effector (a robot with no moving joint keeps
+    its leaves).
     """
     named = named or {}
     if spec is None:
         if default is not None:
             return resolve_group(model, default, named)
         moving = [j for j, joint in enumerate(model.joints) if joint.motions]
-        return Group("all", tuple(range(len(model.variables))), tuple(_moved_leaves(model, moving)))
+        return Group("all", tuple(range(len(model.variables))), tuple(_moved_leaves(model, moving) or model.leaves))
     if isinstance(spec, str):
         if spec not in named:
             raise UnknownNameError(f"unknown group {spec!r} of robot {model.name!r}; {suggest(spec, named) if named else 'it has no named groups'}")
