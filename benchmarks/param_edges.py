@@ -5,9 +5,10 @@ For each solver and each of its parameters, the values tried are the range's low
 1 for counts), 1, and its high end (other parameters at their defaults); each value solves
 a few UR5 pose queries (reachable and unreachable) with a short timeout and reports the
 slowest wall time and the overshoot past the timeout. With NUMBA_BOUNDSCHECK=1 in the
-environment (and a NUMBA_CACHE_DIR of its own, so no kernel compiled without the check is
-reused), an index out of bounds in any kernel raises IndexError instead of reading past
-an array.
+environment (and a fresh, empty NUMBA_CACHE_DIR: numba would reuse kernels compiled without
+the check, and re-validates a cached kernel only against its own file, not the files of
+the kernels it calls), an index out of bounds in any kernel raises IndexError instead of
+reading past an array.
 
 With --max-iterations N the solves run on that iteration budget (seeded, no timeout)
 instead: the check of the bounds and the limits alone, the same on every machine

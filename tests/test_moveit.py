@@ -200,7 +200,7 @@ def test_moveit_flat_entry_and_bioik_keys(tmp_path):
         ({"kinematics_solver": "bio_ik/BioIKKinematicsPlugin", "mode": "gd_8"}, "key 'mode': 'gd_8' is not a bioik solver"),
         ({"kinematics_solver": "my_plugin/Fancy"}, "key 'kinematics_solver': 'my_plugin/Fancy' is not a plugin"),
         ({"kinematics_solver_timeout": 0.01, "populaton_size": 4}, "unknown key 'populaton_size'; known keys: .*population_size"),
-        ({"mode": "bio2", "population_size": 0}, r"population_size' must be an integer in \[1, 10000\]; got 0"),
+        ({"mode": "bio2", "population_size": 0}, r"population_size' must be an integer in \[1, 1000\]; got 0"),
         ({"mode": "bio2", "no_wipeout": "yes"}, "key 'no_wipeout' must be true or false"),
         ({"arm": {"mode": "lm"}, "typo": 1}, "unknown key 'typo'; expected group entries"),
     ],

@@ -52,4 +52,4 @@ def test_default_tips_are_the_leaves_a_variable_moves():
     assert bioik.load_robot(str(UR5)).tips == ["tool0"]
     assert bioik.load_robot(TREE_URDF).tips == ["tip_a", "tip_b"]  # tip_b moves by a mimic joint
     fixed_only = '<robot name="r"><link name="a"/><link name="b"/><joint name="f" type="fixed"><parent link="a"/><child link="b"/></joint></robot>'
-    assert bioik.load_robot(fixed_only).tips == []
+    assert bioik.load_robot(fixed_only).tips == ["b"]  # nothing moves: the leaves stay the tips

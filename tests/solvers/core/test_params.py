@@ -51,7 +51,7 @@ def test_a_count_must_be_whole(solver, name):
         ("bio2", {"population_size": 4, "elite_count": 5}, r"elite_count .* must be at most population_size \(4\); got 5"),
         ("bio1", {"population": 6, "elites": 6}, r"elites .* must be below population \(6\); got 6"),
         ("bio2", {"threads": 64, "species_count": 100, "population_size": 20},
-         r"threads × species_count × population_size .* must be at most 100000 .* = 128000"),
+         r"threads × species_count × population_size \(parameters of solver 'bio2'\) must be at most 100000 .* = 128000"),
         ("bio2", {"memetic_evolution_gens": 1e9}, r"memetic_evolution_gens .* in \[0, 10000\]; got 1000000000.0"),
         ("bio1", {"population": 10_000}, r"population .* in \[2, 1000\]; got 10000"),
         ("relaxed", {"position_weight": 1e300}, r"position_weight .* in \(0, 1e\+06\]; got 1e\+300"),

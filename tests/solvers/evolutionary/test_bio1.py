@@ -302,7 +302,7 @@ def test_generation_keeps_the_exploited_elites_and_sorts():
     CX, CG, cfit = np.empty((P, n)), np.empty((P, n)), np.empty(P)
     pool, rec = np.empty(P, dtype=np.int64), np.empty(n)
     bio1.generation(ctx, bio1.Population(X, Gr, fit, xi), bio1.Offspring(CX, CG, cfit, pool, rec), kappa,
-                    np.array([lo, hi, slo, shi]), shi - slo, s)
+                    np.array([lo, hi, slo, shi]), shi - slo, s, np.inf)
     rows = {tuple(r): k for k, r in enumerate(X)}
     for k in range(kappa):
         assert tuple(elites[k]) in rows

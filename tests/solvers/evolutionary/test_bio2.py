@@ -65,7 +65,7 @@ def run_evolve(setup, pose_only, gens=8, seed=11):
     n = robot.dof
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, pose_only)
+    bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, pose_only, np.inf)
     return pop, rng
 
 
@@ -181,8 +181,8 @@ def test_line_search_single_equals_line_search(setup, variant):
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, ex, prob, goal_scratch(n, f2), line_scratch(n), ra, 8, 1e-6, variant, True)
-    fb = bio2.line_search_single(xb, fx, ex, prob.bounds, line_scratch(n), rb, 8, 1e-6, variant)
+    fa = bio2.line_search(xa, fx, ex, prob, goal_scratch(n, f2), line_scratch(n), ra, 8, 1e-6, variant, True, np.inf)
+    fb = bio2.line_search_single(xb, fx, ex, prob.bounds, line_scratch(n), rb, 8, 1e-6, variant, np.inf)
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
     np.testing.assert_array_equal(xa, xb)
@@ -244,7 +244,7 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         x = x0 + 0.01
         fx = cost(x)[0]
         f = bio2.line_search(x, fx, ex, prob, goal_scratch(n), line_scratch(n), np.array([5], dtype=np.uint64), 8, 1e-7,
-                             bio2.QUADRATIC, False)
+                             bio2.QUADRATIC, False, np.inf)
         assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)
         ends[secondary_weight] = x.copy()
     # the secondary cost bends the path: the search ends elsewhere

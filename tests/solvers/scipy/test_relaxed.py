@@ -62,10 +62,11 @@ def test_objective_is_the_weighted_groove_sum_and_its_gradient_is_exact(robot_na
     dp2 = np.linalg.norm(A[:3, 3] - T[:3, 3] - 0.05)
     parts = {(g, what): v for g, what, _, v in f.terms(q)}
     assert set(parts) == {(0, "position"), (0, "rotation"), (1, "position"), (2, "swamp")}
-    assert parts[0, "position"] == pytest.approx(50 * 1.5 * (groove(dp) + 1), rel=1e-10)
-    assert parts[0, "rotation"] == pytest.approx(40 * 1.5 * (groove(theta) + 1), rel=1e-7)
-    assert parts[1, "position"] == pytest.approx(50 * 1.0 * (groove(dp2) + 1), rel=1e-10)  # secondary_weight 1
-    assert parts[2, "swamp"] == pytest.approx(50 * 0.5 * float(np.sum(swamp(q, robot.lower, robot.upper, **SWAMP) + 1)), rel=1e-12)
+    w = np.array([1.5, 1.0, 0.5]) / 1.5  # the weights divided by the largest primary one (`Problem.update`)
+    assert parts[0, "position"] == pytest.approx(50 * w[0] * (groove(dp) + 1), rel=1e-10)
+    assert parts[0, "rotation"] == pytest.approx(40 * w[0] * (groove(theta) + 1), rel=1e-7)
+    assert parts[1, "position"] == pytest.approx(50 * w[1] * (groove(dp2) + 1), rel=1e-10)  # secondary_weight 1
+    assert parts[2, "swamp"] == pytest.approx(50 * w[2] * float(np.sum(swamp(q, robot.lower, robot.upper, **SWAMP) + 1)), rel=1e-12)
     assert value == pytest.approx(sum(parts.values()), rel=1e-12)
     h = 1e-6
     numeric = np.array([(f(q + h * e)[0] - f(q - h * e)[0]) / (2 * h) for e in np.eye(robot.dof)])

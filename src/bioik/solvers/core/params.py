@@ -144,7 +144,7 @@ def check_parameters(values: Mapping[str, Any], solver: str) -> dict[str, float]
     for names, most in PRODUCTS:
         if all(k in out for k in names) and math.prod(out[k] for k in names) > most:
             given = " × ".join(f"{k} {out[k]:g}" for k in names)
-            raise ParameterError(f"{' × '.join(names)}{owner} must be at most {most:g} (the individuals the search "
+            raise ParameterError(f"{' × '.join(names)} (parameters of solver {solver!r}) must be at most {most:g} (the individuals the search "
                                  f"keeps in memory); got {given} = {math.prod(out[k] for k in names):g}")
     return out
 

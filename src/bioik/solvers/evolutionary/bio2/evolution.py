@@ -303,6 +303,8 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, p
     cg, cf, co, crow, cq = pool.cg, pool.cf, pool.co, pool.crow, pool.cq
     P, n = sp.genes.shape
     C = cf.shape[1]
+    if C == 0:  # child_count 0: nothing evolves, the memetic step works alone
+        return
     rows = normals.shape[0] // C
     N = normals[: rows * C].reshape(rows, C)
     child_factors(P, pool.wsel, pool.momf)
