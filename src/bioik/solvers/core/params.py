@@ -114,7 +114,7 @@ SPECS: dict[str, Spec] = {
     # scipy-based (optlib, relaxed)
     "max_iterations_per_run": COUNT,
     "limit_penalty": Spec(False, 0, MAX_WEIGHT),
-    "tolerance": FRACTION,
+    "tolerance": POSITIVE_FRACTION,  # 0: BFGS never stops on the gradient and overshot the timeout by 1.4 ms
     "ftol": FRACTION,
     "position_weight": WEIGHT,
     "rotation_weight": WEIGHT,

@@ -410,8 +410,9 @@ def generation(ctx, pop, kids, kappa, bounds, span, rng, deadline):
     """Steps 1–3 of the module doc up to sorting and extinction factors (Fig. 4.2 lines
     7–23) on the population `pop` (κ elites), children in `kids`; bounds: limits, then
     the sampling box (`ProblemViews.bounds`), span its width. Returns whether any elite's
-    exploitation moved a gene. Past the deadline (read every 8th elite: exploiting
-    hundreds of elites takes milliseconds) the remaining elites are not exploited."""
+    exploitation moved a gene. Past the deadline (read every 8th elite and every 16th
+    child: a generation of hundreds takes milliseconds) the remaining elites are not
+    exploited and no more children are made; the members they would have replaced stay."""
     X, Gr, fit, xi = pop.X, pop.Gr, pop.fit, pop.xi
     CX, CG, cfit, pool, rec = kids.CX, kids.CG, kids.cfit, kids.pool, kids.rec
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
@@ -440,6 +441,9 @@ def generation(ctx, pop, kids, kappa, bounds, span, rng, deadline):
                 j -= 1
             pool[j] = k
     for c in range(lam):
+        if (c & 15) == 15 and now() > deadline:
+            lam = c
+            break
         if gamma > 0:
             a = rank_select(gamma, uniform(rng))  # (4.4)
             b = rank_select(gamma, uniform(rng))

@@ -16,7 +16,7 @@ acceptance test of every solver (at `tolerance_scale` × the tolerances). With
 `centering_steps` > 0 the search then goes on with up to that many null-space steps, each
 followed by up to `CORRECTIONS` pure J⁺ξ steps that undo the second-order drift, keeping a
 step only when the goals are met afterwards (else α is halved): a more centred (or, with
-secondary goals, better) solution at the same goal accuracy.
+secondary goals, better) solution at the same goal accuracy, until the deadline.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, u
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.local.twist import Limits, Walk, backtracking_search, twist_errors
+from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
@@ -132,7 +133,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
         alpha = 1.0
         fresh = True
         for _ in range(centering_steps):
-            if it >= max_iterations or alpha < min_step:
+            if it >= max_iterations or alpha < min_step or ((it & 7) == 7 and now() > deadline):
                 break
             it += 1
             if fresh:  # q̇ at the last configuration that met the goals (frames are there)

@@ -58,6 +58,7 @@ from bioik.solvers.evolutionary.bio2 import (
     score,
     step_scratch,
 )
+from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.rng import random_configuration, uniform
 from bioik.solvers.scipy.objective import DeadlineReached, make_buffers, single_threaded_blas, timed
@@ -112,6 +113,8 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
         evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, deadline)
+        if now() > deadline:  # many species: the rest wait for the next step
+            break
     return -1
 
 
