@@ -96,10 +96,12 @@ def queries(n: int, seed: int, solvers: list[str], robots: list[str]) -> list[tu
     return out
 
 
-def solve(query: tuple, timeout: float) -> bioik.Result | str:
+def solve(query: tuple, timeout: float, max_iterations: int | None = None) -> bioik.Result | str:
+    """The query's answer, or "refused"; with `max_iterations` a seeded, reproducible solve."""
     name, solver, _, goals, seed, _ = query
+    budget = {} if max_iterations is None else {"max_iterations": max_iterations, "random_seed": 0}
     try:
-        return bioik.solve(robot(name), goals, seed=seed, solver=solver, timeout=timeout)
+        return bioik.solve(robot(name), goals, seed=seed, solver=solver, timeout=timeout, **budget)
     except bioik.UnsupportedGoalsError:
         return "refused"
 
@@ -142,12 +144,13 @@ def passes(query: tuple, q: np.ndarray, tolerance: float = 1e-5) -> bool:
     return True
 
 
-def run(qs: list[tuple], timeout: float, threads: int) -> Counter:
+def run(qs: list[tuple], timeout: float, threads: int, max_iterations: int | None = None) -> Counter:
+    """Counts by (solver, what): answers, refused, success, false_success, false_failure, out_of_limits."""
     if threads > 0:
         with ThreadPoolExecutor(threads) as pool:
-            results = list(pool.map(lambda q: solve(q, timeout), qs))
+            results = list(pool.map(lambda q: solve(q, timeout, max_iterations), qs))
     else:
-        results = [solve(q, timeout) for q in qs]
+        results = [solve(q, timeout, max_iterations) for q in qs]
     counts: Counter = Counter()
     for query, res in zip(qs, results):
         key = query[1]
