@@ -116,6 +116,22 @@ def test_rejecting_callback_keeps_searching(ur5, rng, solver):
     assert res.restarts >= 2
 
 
+@pytest.mark.parametrize("solver", ["lm", "kdl", "bio2_lm"])
+def test_a_callback_is_first_offered_the_one_call_answer(ur5, rng, solver):
+    """One pose goal with a callback: the first answer is the one-call kernel's (as fast as
+    a solve without callback, and the same seeded answer); only a rejection moves on to
+    the general search."""
+    T = target(ur5, rng)
+    seed = ur5.random_configuration(rng)
+    plain = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=seed, solver=solver, **BUDGET)
+    offered = []
+    asked = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], seed=seed, solver=solver, callback=lambda q: offered.append(q) is None, **BUDGET)
+    assert plain.success and asked.success and asked.callback_calls == 1
+    np.testing.assert_array_equal(asked.q, plain.q)
+    np.testing.assert_array_equal(offered[0], plain.q)
+    assert (asked.iterations, asked.restarts) == (plain.iterations, plain.restarts)
+
+
 def test_callback_that_always_rejects_fails_honestly(ur5, rng):
     res = bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], solver="lm", callback=lambda q: False, timeout=3600.0, max_iterations=300, random_seed=1)
     assert not res.success and res.callback_calls >= 2

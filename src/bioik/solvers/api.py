@@ -31,6 +31,7 @@ from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.scene import Scene
+from bioik.solvers.core.clock import stoppable
 from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TIMEOUT, TOLERANCE
 from bioik.solvers.core.pose_query import new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, SOLVERS, Family
@@ -297,9 +298,9 @@ class Solver:
             ws = _Workspace(self)
         try:
             problem = ws.problem(goals)  # one-time preparation is not part of the timeout
-            one_call = callback is None and problem.single_pose and self.family.single_pose is not None
-            if not one_call and not problem.template.general_ready:
-                self._general_ready(problem)
+            one_call = problem.single_pose and self.family.single_pose is not None
+            if (callback is not None or not one_call) and not problem.template.general_ready:
+                self._general_ready(problem)  # a rejected answer goes on in the general search
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout
@@ -321,73 +322,96 @@ class Solver:
                 if type(random_seed) is not int:
                     RANDOM_SEED.check("random_seed", random_seed)
                 base = int(random_seed) % 2**31
-            if one_call:
-                return self._solve_single_pose(ws, problem, goals, seed, t0, t0 + timeout, budget, base, position_tolerance, rotation_tolerance)
-            robot = self.robot
-            clipped = False
-            random_start = seed is None
-            if random_start:
-                q = np.empty(robot.dof)  # the kernel draws the start
-            else:
-                q = robot.check(seed, "seed").copy()
-                clipped = clip_into(q, robot.lower, robot.upper)
-            reference = robot._center if random_start else q.copy()
-            problem.update(goals, reference, position_tolerance, rotation_tolerance)
             deadline = t0 + timeout
-            mode = MODES[self.acceptance]
-            calls = restarts = iterations = 0
-            ok = False
-            rejected = None  # the last answer the callback rejected
-            call = 0
-            family, settings = self._run_for(problem)
-            search = family.search
-            while True:
-                seed_k = (base + 7919 * call) % 2**31
-                found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
-                call += 1
-                iterations += its
-                restarts += rs
-                if not found:
-                    break
-                ok = True
-                if callback is None:
-                    break
-                wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
-                calls += 1
-                if _verdict(callback(q.copy())):
-                    break
-                ok = False  # rejected: keep searching from a random configuration [E 8.1]
-                rejected = q.copy()
-                restarts += 1
-                random_start = True
-                if time.monotonic() >= deadline or iterations >= budget:
-                    break
-            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
-            accepted, errors, pc, sc = problem.accept(q, self.acceptance)
-            if accepted and not ok and callback is not None:
-                # the search gave up on an answer that passes the acceptance test: the callback
-                # has the last word on it, unless it already rejected this very answer
-                if rejected is None or not np.array_equal(q, rejected):
-                    calls += 1
-                    ok = _verdict(callback(q.copy()))
-            elif callback is None:
-                ok = True  # success is the acceptance test, whatever the search thought
-            return Result(
-                q=q,
-                success=ok and accepted,
-                cost=pc + sc,
-                goal_errors=errors,
-                time=time.monotonic() - t0,
-                callback_calls=calls,
-                restarts=restarts,
-                iterations=iterations,
-                seed_clipped=clipped,
-                solver=family.name,
-                primary_cost=pc,
-                secondary_cost=sc,
-            )
+            if not one_call:
+                return self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance)
+            res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance)
+            if callback is None or not res.success:
+                return res
+            # the one-call kernel's answer goes to the callback; if rejected, the general
+            # search goes on from random configurations
+            res.callback_calls = 1
+            if _verdict(callback(res.q.copy())):
+                res.time = time.monotonic() - t0
+                return res
+            return self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
+                                after=res)
         finally:
             idle.append(ws)  # at most as many as ever ran at once
+
+    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
+                after: Result | None = None) -> Result:
+        """The general search: the family's search, with rejection sampling when a callback
+        rejects an answer [E 8.1]. `after`: the one-call kernel's answer, already rejected
+        by the callback (the search goes on from random configurations)."""
+        robot = self.robot
+        clipped = False
+        random_start = seed is None
+        if random_start:
+            q = np.empty(robot.dof)  # the kernel draws the start
+        else:
+            q = robot.check(seed, "seed").copy()
+            clipped = clip_into(q, robot.lower, robot.upper)
+        reference = robot._center if random_start else q.copy()
+        problem.update(goals, reference, position_tolerance, rotation_tolerance)
+        mode = MODES[self.acceptance]
+        calls = restarts = iterations = 0
+        ok = False
+        rejected = None  # the last answer the callback rejected
+        call = 0
+        if after is not None:  # its answer stays what there is until a search finds another
+            calls, iterations, restarts, call = after.callback_calls, after.iterations, after.restarts + 1, 1
+            rejected = after.q
+            q[:] = rejected
+            random_start = True
+        family, settings = self._run_for(problem)
+        search = family.search
+        while after is None or (time.monotonic() < deadline and iterations < budget):
+            after = None
+            seed_k = (base + 7919 * call) % 2**31
+            found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
+            call += 1
+            iterations += its
+            restarts += rs
+            if not found:
+                break
+            ok = True
+            if callback is None:
+                break
+            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
+            calls += 1
+            if _verdict(callback(q.copy())):
+                break
+            ok = False  # rejected: keep searching from a random configuration [E 8.1]
+            rejected = q.copy()
+            restarts += 1
+            random_start = True
+            if time.monotonic() >= deadline or iterations >= budget:
+                break
+        wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
+        accepted, errors, pc, sc = problem.accept(q, self.acceptance)
+        if accepted and not ok and callback is not None:
+            # the search gave up on an answer that passes the acceptance test: the callback
+            # has the last word on it, unless it already rejected this very answer
+            if rejected is None or not np.array_equal(q, rejected):
+                calls += 1
+                ok = _verdict(callback(q.copy()))
+        elif callback is None:
+            ok = True  # success is the acceptance test, whatever the search thought
+        return Result(
+            q=q,
+            success=ok and accepted,
+            cost=pc + sc,
+            goal_errors=errors,
+            time=time.monotonic() - t0,
+            callback_calls=calls,
+            restarts=restarts,
+            iterations=iterations,
+            seed_clipped=clipped,
+            solver=family.name,
+            primary_cost=pc,
+            secondary_cost=sc,
+        )
 
     def _collision_free(self, goals: Sequence[Goal], scene: Scene | None, callback):
         """The goals with a collision goal for `scene` (unless one is there), and the
@@ -458,7 +482,7 @@ class Solver:
             q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
             if q.shape != (robot.dof,):
                 robot.check(seed, "seed")  # raises, naming the expected length
-        found = self._single(problem.ibuf, problem.fbuf, g.params(robot), q, ws.io, *self.family.single_pose_extra)
+        found = stoppable(self._single, deadline, problem.ibuf, problem.fbuf, g.params(robot), q, ws.io, *self.family.single_pose_extra)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g

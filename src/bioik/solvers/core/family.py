@@ -13,6 +13,7 @@ from bioik.errors import BioikError
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
+from bioik.solvers.core.clock import stoppable
 from bioik.solvers.core.params import check_parameters
 
 #: The goal kinds of solvers that handle only pose-type goals.
@@ -94,12 +95,13 @@ class Family:
 
 def compiled(kernel, *extra):
     """Adapter from the Family.search protocol to a packed compiled search kernel
-    kernel(ibuf, fbuf, q, settings, run, stats, *extra)."""
+    kernel(ibuf, fbuf, q, settings, run, stats, *extra); a long call from the main thread
+    stops on Ctrl-C (`bioik.solvers.core.clock.stoppable`)."""
 
     def search(problem, q, deadline, budget, seed, mode, settings, random_start=False):
         run, stats = problem.run, problem.stats
         run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = deadline, budget, seed, mode, random_start
-        found = kernel(problem.ibuf, problem.fbuf, q, settings, run, stats, *extra)
+        found = stoppable(kernel, deadline, problem.ibuf, problem.fbuf, q, settings, run, stats, *extra)
         return found, int(stats[ITERATIONS]), int(stats[RESTARTS])
 
     return search
