@@ -28,7 +28,7 @@ def _run(store: ResultStore, robot: bioik.Robot, solver: str = "lm", **kw):
 
 def _db_rows(path) -> list[tuple]:
     with sqlite3.connect(path) as c:
-        return c.execute("SELECT experiment, target_index, solved, time_s, iterations FROM results ORDER BY experiment, target_index").fetchall()
+        return c.execute("SELECT experiment, target_index, solved, time_s, callback_calls FROM results ORDER BY experiment, target_index").fetchall()
 
 
 @pytest.mark.parametrize("test", ["fkik", "unreachable", "grid"])
@@ -73,12 +73,13 @@ def test_end_to_end_report_matches_db_and_plot_is_written(ur5, tmp_path, capsys)
     assert [r[1] for r in rows] == list(range(N))
     times_ms = np.array([r[3] for r in rows]) * 1e3
     solved = np.array([r[2] for r in rows], dtype=bool)
-    iters = np.array([r[4] for r in rows])
+    calls = np.array([r[4] for r in rows])
+    assert np.all(calls[solved] >= 1)  # the benchmark's check was asked about every solved answer
     assert summary.success == pytest.approx(100.0 * solved.mean())
     assert summary.mean_ms == pytest.approx(times_ms.mean()) and summary.median_ms == pytest.approx(np.median(times_ms))
     assert set(summary.within_ms) == {5}  # only thresholds up to the 5 ms timeout
-    for k, v in summary.within_iterations.items():
-        assert v == pytest.approx(100.0 * np.mean(solved & (iters <= k)))
+    for k, v in summary.within_calls.items():
+        assert v == pytest.approx(100.0 * np.mean(solved & (calls <= k)))
 
     assert main(["bench", "report", str(db)]) == 0
     out = capsys.readouterr().out
@@ -88,6 +89,34 @@ def test_end_to_end_report_matches_db_and_plot_is_written(ur5, tmp_path, capsys)
     pngs = list((tmp_path / "plots").glob("*.png"))
     assert len(pngs) == 1 and pngs[0].stat().st_size > 1000
     assert pngs[0].with_suffix(".svg").stat().st_size > 1000
+
+
+def test_callback_calls_are_counted_and_a_run_without_callback_is_another_experiment(ur5, tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with ResultStore(db, create=True) as store:
+        _run(store, ur5)
+        _run(store, ur5, callback=False)
+        with_cb, without = store.experiments()
+        assert (with_cb.callback, without.callback) == (True, False)
+        assert [r.callback_calls for r in store.results(with_cb.id) if r.solved] == [1] * N  # lm's first answer passes
+        assert {r.callback_calls for r in store.results(without.id)} == {0}
+        assert summarize(store, without).within_calls is None
+        assert summarize(store, with_cb).within_calls[1] == pytest.approx(100.0)
+
+    def rejecting(robot, goals, callback=None, **kw):
+        """lm behind a callback that rejects the first two answers: rejection sampling."""
+        seen = []
+        return bioik.solve(robot, goals, callback=lambda q: seen.append(1) is None and len(seen) > 2 and callback(q), **kw)
+
+    with ResultStore(tmp_path / "r2.db", create=True) as store:
+        _run(store, ur5, solve=rejecting)
+        (exp,) = store.experiments()
+        rows = store.results(exp.id)
+        assert all(r.callback_calls == 3 for r in rows if r.solved) and any(r.solved for r in rows)
+        assert summarize(store, exp).within_calls[2] == 0.0
+    assert main(["bench", "report", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "| — | — |" in out and "solution-callback calls" in out
 
 
 def test_interrupted_run_resumes_without_duplicates_or_gaps(ur5, tmp_path):

@@ -299,6 +299,15 @@ OLD_EXPERIMENTS = {
     seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
     UNIQUE (robot, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
 )""",
+    3: """CREATE TABLE experiments (
+    id INTEGER PRIMARY KEY,
+    robot TEXT NOT NULL, test TEXT NOT NULL, solver TEXT NOT NULL, params TEXT NOT NULL,
+    timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
+    created TEXT NOT NULL, environment TEXT NOT NULL,
+    seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
+    robot_hash TEXT NOT NULL DEFAULT '', tip TEXT NOT NULL DEFAULT '',
+    UNIQUE (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
+)""",
 }
 
 
@@ -340,5 +349,27 @@ def test_old_db_is_read_as_is_and_upgraded_when_written_but_its_robots_are_not_r
         assert len(store.results(exp.id)) == N
     assert other.ran == N
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("3",)
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("4",)
         assert json.loads(c.execute("SELECT environment FROM experiments WHERE id=?", (exp.id,)).fetchone()[0]) == exp.environment
+
+
+def test_a_version_3_db_is_upgraded_and_its_experiments_resume_without_callback(ur5, tmp_path):
+    """Format 3 had no callback column: its experiments ran without one, and resume as such."""
+    db = tmp_path / "v3.db"
+    targets = generate(ur5, "fkik", N, 7)
+    with ResultStore(db, create=True) as store:
+        _run(store, ur5, Recorder(targets, stop_at=3), "random", callback=False)
+    with sqlite3.connect(db) as c:
+        c.execute("ALTER TABLE experiments RENAME TO e4")
+        c.execute(OLD_EXPERIMENTS[3])
+        c.execute("INSERT INTO experiments SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment,"
+                  " seed_mode, seed_config, robot_hash, tip FROM e4")
+        c.execute("DROP TABLE e4")
+        c.execute("UPDATE meta SET value='3' WHERE key='version'")
+    with ResultStore(db, create=True) as store:
+        resumed = _run(store, ur5, Recorder(targets), "random", callback=False)
+        (exp,) = store.experiments()
+    assert (resumed.skipped, resumed.ran, exp.callback) == (3, 2, False)
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("4",)
+

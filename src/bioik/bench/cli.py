@@ -18,7 +18,7 @@ from typing import Any
 
 from bioik.bench.targets import SCALE_ROBOTS, SEED_MODES, TESTS
 
-TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "db")
+TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "callback", "db")
 
 
 def _param(text: str) -> tuple[str, object]:
@@ -48,6 +48,7 @@ class Plan:
     db: str
     tip: str | None = None  # the link posed on every given robot (default: each robot's one tip)
     source: str | None = None  # the experiment file, named in errors
+    callback: bool = True  # the runner's check is the solution callback (`runner`)
 
     def robots_for(self, test: str) -> list[str]:
         """The robots `test` runs on: the snakes SCALE_ROBOTS for `scale`, else the given robots."""
@@ -94,7 +95,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     return Plan(args.robot or [], [args.test], solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
-                args.seed_config, args.db, args.tip)
+                args.seed_config, args.db, args.tip, callback=args.callback is None)
 
 
 def _read_toml(path: str) -> dict[str, Any]:
@@ -172,13 +173,16 @@ def _plan_from_toml(path: str, db: str | None) -> Plan:
     if seed_config is not None and (not isinstance(seed_config, list) or not all(
             isinstance(x, (int, float)) and not isinstance(x, bool) for x in seed_config)):
         raise ValueError(f"{path}: seed_config must be a list of numbers (joint values); got {seed_config!r}")
+    callback = data.get("callback", True)
+    if not isinstance(callback, bool):
+        raise ValueError(f"{path}: callback must be true (the benchmark's check is the solution callback) or false; got {callback!r}")
     if db is None:
         if not isinstance(data.get("db"), str):
             raise ValueError(f"{path}: db (the results DB path) is required in the file or as --db")
         db = str(Path(path).parent / data["db"])
     return Plan(robots, tests, solvers, _params(path, data, solvers), _number(path, data, "targets", int, 100),
                 _number(path, data, "timeout", float, 0.005), _number(path, data, "seed", int, 0), seed_mode,
-                None if seed_config is None else [float(x) for x in seed_config], db, tip, path)
+                None if seed_config is None else [float(x) for x in seed_config], db, tip, path, callback)
 
 
 def _plan(args: argparse.Namespace) -> Plan:
@@ -187,7 +191,8 @@ def _plan(args: argparse.Namespace) -> Plan:
         return _plan_from_args(args)
     given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--test", args.test), ("--solver", args.solver),
                                     ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
-                                    ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config))
+                                    ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config),
+                                    ("--no-callback", args.callback))
              if value is not None]
     if given:
         raise ValueError(f"{args.experiment}: with an experiment file only --db may be given; got {', '.join(given)}")
@@ -247,7 +252,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     for name, robot in robots.items():
         for s in plan.solvers:
             if not peers.is_peer(s):
-                warm_up(robot, s, plan.timeout, plan.params[s])  # an unknown parameter fails here, before any write
+                warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)  # an unknown parameter fails here, before any write
             elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
                 try:  # the model is built here, before the clock
                     adapters[name, s] = peers.load_peer(s, robot, tips[name], name)
@@ -283,7 +288,7 @@ def _run(args: argparse.Namespace) -> int:
                     extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) else {}
                     summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
                                              plan.params[s], targets=targets, seed_mode=plan.seed_mode,
-                                             seed_config=plan.seed_config, **extra)
+                                             seed_config=plan.seed_config, callback=plan.callback, **extra)
                     if summary.interrupted:
                         print(f"interrupted: {name}/{test}/{s} stopped after {summary.skipped + summary.ran}/{summary.n_targets}"
                               " targets; completed rows are kept in the DB; re-run the same command to resume", file=sys.stderr)
@@ -358,6 +363,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                          "fixed (--seed-config, default the robot's centre), warm (the previous solution); "
                                          "default warm for track, else random")
     run.add_argument("--seed-config", type=float, nargs="+", metavar="V", help="joint values of the fixed seed (only with --seed-mode fixed)")
+    run.add_argument("--no-callback", dest="callback", action="store_const", const=False,
+                     help="solve without a solution callback (by default the benchmark's check of each answer is the "
+                          "callback, and the report counts its calls as [E 6] does)")
     run.add_argument("--db", help="results DB (created if missing; required without an experiment file)")
     run.set_defaults(func=cmd_run)
     rep = bsub.add_parser("report", help="print the markdown report of a results DB")

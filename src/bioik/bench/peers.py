@@ -99,13 +99,16 @@ def solve_function(adapter: PeerAdapter) -> Callable[..., Any]:
     It takes one PoseGoal on the adapter's tip and no solver parameters (ValueError otherwise).
     The Result's q is the peer's answer (its last attempt when it gave up; the seed when it
     made none), `success` is what the peer claimed: the runner ignores it and checks q itself.
+    A `callback` is asked once about a claimed answer (callback_calls 1, `success` its
+    verdict): a peer does not search on after a rejection, as TRAC-IK and BioIK 2 do not in
+    [E 6].
     """
     import bioik
 
     solver = PREFIX + adapter.key
 
     def solve(robot: Robot, goals: Any, seed: Any = None, timeout: float = 0.005, solver: str | None = solver,
-              position_tolerance: float = 0.0, rotation_tolerance: float = 0.0, **params: Any):
+              position_tolerance: float = 0.0, rotation_tolerance: float = 0.0, callback: Any = None, **params: Any):
         # the tolerances are the runner's; a peer converges to its own PEER_TOLERANCE, tighter than any
         if params:
             raise ValueError(f"{solver} takes no solver parameters; got {', '.join(sorted(params))}")
@@ -117,10 +120,15 @@ def solve_function(adapter: PeerAdapter) -> Callable[..., Any]:
         q = adapter.solve(goals[0].pose, seed, timeout)
         elapsed = time.perf_counter() - t0
         claimed = q is not None
+        calls = 0
         if q is None:
             q = adapter.last if adapter.last is not None else adapter.start(seed)
+        elif callback is not None:  # asked once: no peer searches on after a rejection
+            calls = 1
+            claimed = bool(callback(q))
+            elapsed = time.perf_counter() - t0
         return bioik.Result(q=q, success=claimed, cost=math.nan, goal_errors=np.full((1, 2), math.nan), time=elapsed,
-                            restarts=adapter.restarts, iterations=adapter.iterations, solver=solver)
+                            callback_calls=calls, restarts=adapter.restarts, iterations=adapter.iterations, solver=solver)
 
     return solve
 

@@ -5,7 +5,12 @@ warm-up solves (compilation, caches) before it are not timed.
 
 The answer is checked here on exact FK (within limits, position error ≤ 1e-5 m, rotation
 angle ≤ 1e-5 rad, [R 3.2]; the `scale` test: 1e-3 m / 1e-2 rad, see
-`targets.tolerances`), never taken from `Result.success`. Each target's row is
+`targets.tolerances`), never taken from `Result.success`. By default that check is also
+the solves' solution callback, as in [E 6]: a solver that offers an answer the check
+rejects searches on (rejection sampling), and each row stores how many answers the
+callback was asked about (`callback_calls`, the benchmark's "iterations" of [E Table 6.1])
+beside the solver's own iterations. `callback=False` solves without one (the one-call
+path of a plain pose query; callback_calls 0). Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
 the same experiment solves only the missing targets.
 
@@ -58,13 +63,22 @@ class RunSummary:
     interrupted: bool = False
 
 
-def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], solve: SolveFn = bioik.solve) -> None:
-    """Compile and cache the solver before timing; raises on an unknown solver or parameter."""
+def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], solve: SolveFn = bioik.solve,
+            callback: bool = True) -> None:
+    """Compile and cache the solver (with a solution callback if the run has one) before
+    timing; raises on an unknown solver or parameter."""
     tip = robot.tips[0]
     rng = np.random.default_rng(12345)
     for _ in range(WARMUP_SOLVES):
         q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
-        solve(robot, [bioik.PoseGoal(tip, robot.link_pose(q, tip))], seed=start, timeout=timeout, solver=solver, **params)
+        T = robot.link_pose(q, tip)
+        solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver,
+              callback=acceptance_callback(robot, tip, T) if callback else None, **params)
+
+
+def acceptance_callback(robot: Robot, tip: str, T: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> Callable[[np.ndarray], bool]:
+    """The benchmark's check of an answer for pose `T`, as a solution callback."""
+    return lambda q: check(robot, tip, T, q, tol)[0]
 
 
 def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> tuple[bool, float, float]:
@@ -141,6 +155,7 @@ def run_experiment(
     seed_mode: str | None = None,
     seed_config: Any = None,
     tip: str | None = None,
+    callback: bool = True,
 ) -> RunSummary:
     """Solve the targets of (robot_name, tip, test, n_targets, seed) missing from the store with `solver`.
 
@@ -148,7 +163,7 @@ def run_experiment(
     `targets` (already generated) are passed. `solve` is the function timed (default
     `bioik.solve`). `seed_mode` defaults to the test's (`default_seed_mode`); `seed_config`
     is the `fixed` mode's start (default: the robot's centre), stored as every target's seed
-    state. The robot's `fingerprint` goes into the experiment: BenchError if `robot_name` is
+    state. `callback`: the check is the solves' solution callback (see the module docstring). The robot's `fingerprint` goes into the experiment: BenchError if `robot_name` is
     stored with other content. KeyboardInterrupt stops the run after the last whole row
     (summary.interrupted). The store is checkpointed every CHECKPOINT_INTERVAL_S and when the
     run ends either way.
@@ -170,8 +185,9 @@ def run_experiment(
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
-    warm_up(robot, solver, timeout, params, solve)
-    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint)
+    warm_up(robot, solver, timeout, params, solve, callback)
+    eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
+                           callback=callback)
     targets = store.targets(eid)
     done = store.done(eid)
     solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}
@@ -185,8 +201,9 @@ def run_experiment(
                 continue
             T = targets.poses[i]
             start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
+            accept = acceptance_callback(robot, tip, T, tol) if callback else None
             t0 = time.perf_counter()
-            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver,
+            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver, callback=accept,
                         position_tolerance=tol[0], rotation_tolerance=tol[1], **params)
             elapsed = time.perf_counter() - t0
             ok, dp, angle = check(robot, tip, T, res.q, tol)

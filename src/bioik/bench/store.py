@@ -1,13 +1,15 @@
 """The results database (SQLite, [E 5.2]): experiments, their targets and per-target results.
 
 An experiment is identified by (robot, robot_hash, tip, test, solver, params, timeout,
-n_targets, seed, seed_mode, seed_config); re-opening the same experiment reuses its row, so
+n_targets, seed, seed_mode, seed_config, callback); re-opening the same experiment reuses its row, so
 an interrupted run resumes. robot_hash is `Robot.fingerprint`, the content of the robot
 model (what the URDF defines, the active joints, tips and frozen values), and tip the link
 whose poses are the targets. One robot name stands for one robot content in a file: a run
 whose robot content differs from that of the name's stored experiments (an edited URDF) is
 refused, never mixed into them. seed_config is the JSON configuration of the `fixed` seed
-mode, '' otherwise.
+mode, '' otherwise. callback is 1 if the runner's acceptance check was the solves' solution
+callback (each row's callback_calls then counts its calls, [E 6]), 0 if the solves ran
+without one (callback_calls 0).
 
 Each result row is committed in its own transaction: a run stopped at any point leaves only
 whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
@@ -25,11 +27,12 @@ the tables and columns of its version; a file that fails is refused (BenchError)
 half-read.
 
 Format versions (meta 'version'): 1 had no seed mode (every experiment was `random`); 2 had
-no robot hash or tip column (the tip was in the targets rows). An older file opened for
-writing is upgraded in place to 3 (one transaction): version-1 experiments become `random`,
-and old experiments get their tip from their targets and an empty robot hash — their robot
-content is unknown, so runs on their robot names are refused (use a new file). Opened
-read-only, an older file is read as it is.
+no robot hash or tip column (the tip was in the targets rows); 3 had no callback column (no
+solve had a callback). An older file opened for writing is upgraded in place to 4 (one
+transaction): version-1 experiments become `random`, experiments before version 4 ran
+without a callback, and experiments before version 3 get their tip from their targets and
+an empty robot hash — their robot content is unknown, so runs on their robot names are
+refused (use a new file). Opened read-only, an older file is read as it is.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 FORMAT = "bioik-bench"
-VERSION = 3
+VERSION = 4
 #: Log pages after which SQLite checkpoints the write-ahead log (its usual default, set so a
 #: build with another default changes nothing): a result row takes about 2 pages, so some 480
 #: rows. Every 100 pages cost fast fkik runs a third more wall time (0.35 → 0.47 ms a row).
@@ -72,8 +75,8 @@ CREATE TABLE experiments (
     timeout REAL NOT NULL, n_targets INTEGER NOT NULL, seed INTEGER NOT NULL,
     created TEXT NOT NULL, environment TEXT NOT NULL,
     seed_mode TEXT NOT NULL DEFAULT 'random', seed_config TEXT NOT NULL DEFAULT '',
-    robot_hash TEXT NOT NULL DEFAULT '', tip TEXT NOT NULL DEFAULT '',
-    UNIQUE (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config)
+    robot_hash TEXT NOT NULL DEFAULT '', tip TEXT NOT NULL DEFAULT '', callback INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode, seed_config, callback)
 );
 -- end of experiments (an upgrade copies the table definition above from here)
 CREATE TABLE targets (
@@ -97,6 +100,7 @@ CREATE TABLE results (
 ADDED_COLUMNS = {
     "seed_mode": (2, "'random'"), "seed_config": (2, "''"), "robot_hash": (3, "''"),
     "tip": (3, "COALESCE((SELECT t.tip FROM targets t WHERE t.experiment = experiments.id LIMIT 1), '')"),
+    "callback": (4, "0"),
 }
 
 
@@ -108,7 +112,8 @@ class BenchError(BioikError, ValueError):
 @dataclass(frozen=True)
 class Experiment:
     """One experiments row; params and environment decoded from JSON. robot_hash is '' for
-    an experiment stored before format version 3 (its robot content is unknown)."""
+    an experiment stored before format version 3 (its robot content is unknown); callback:
+    the runner's acceptance check was the solution callback (see the module docstring)."""
 
     id: int
     robot: str
@@ -124,6 +129,7 @@ class Experiment:
     seed_config: list[float] | None = None
     robot_hash: str = ""
     tip: str = ""
+    callback: bool = False
 
 
 @dataclass(frozen=True)
@@ -306,7 +312,7 @@ class ResultStore:
             raise BenchError(f"{self.path}: not a complete bioik results DB (format version {self.version} without {', '.join(missing)})")
 
     def _upgrade(self) -> None:
-        """Version 1 or 2 → 3: rebuild `experiments` with the new columns in its identity
+        """Version 1, 2 or 3 → 4: rebuild `experiments` with the new columns in its identity
         (SQLite cannot change a UNIQUE constraint in place); see the module docstring."""
         new_table = SCHEMA.split("CREATE TABLE experiments", 1)[1].split("-- end of experiments", 1)[0]
         have = self._columns("experiments")
@@ -367,19 +373,20 @@ class ResultStore:
 
     def experiment(self, robot: str, test: str, solver: str, params: dict[str, Any], timeout: float,
                    targets: Targets, seed: int, seed_mode: str = "random", seed_config: np.ndarray | None = None, *,
-                   robot_hash: str) -> int:
+                   robot_hash: str, callback: bool = False) -> int:
         """The id of this experiment, creating it (with its targets, in one transaction) if new.
 
         `robot_hash` is the robot's `fingerprint` (BenchError if `robot` was stored with other
         content, see `check_robot`), the tip is `targets.tip`; `seed_config` (the `fixed`
-        mode's configuration) is part of the identity with `seed_mode`.
+        mode's configuration) is part of the identity with `seed_mode`, and so is `callback`
+        (the solves had the runner's acceptance check as their solution callback).
         """
         self.check_robot(robot, robot_hash)
         config = "" if seed_config is None else json.dumps([float(x) for x in seed_config])
         key = (robot, robot_hash, targets.tip, test, solver, json.dumps(params, sort_keys=True), float(timeout), len(targets),
-               int(seed), seed_mode, config)
+               int(seed), seed_mode, config, int(callback))
         where = ("robot=? AND robot_hash=? AND tip=? AND test=? AND solver=? AND params=? AND timeout=? AND n_targets=?"
-                 " AND seed=? AND seed_mode=? AND seed_config=?")
+                 " AND seed=? AND seed_mode=? AND seed_config=? AND callback=?")
         row = self.conn.execute(f"SELECT id FROM experiments WHERE {where}", key).fetchone()
         if row is not None:
             return int(row[0])
@@ -388,7 +395,7 @@ class ResultStore:
                 self.conn.execute("BEGIN")
                 cur = self.conn.execute(
                     "INSERT INTO experiments (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode,"
-                    " seed_config, created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " seed_config, callback, created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps(environment())),
                 )
                 eid = int(cur.lastrowid)
@@ -426,7 +433,7 @@ class ResultStore:
             " FROM experiments ORDER BY id"
         ).fetchall()
         return [Experiment(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], json.loads(r[9]), r[10],
-                           json.loads(r[11]) if r[11] else None, r[12], r[13]) for r in rows]
+                           json.loads(r[11]) if r[11] else None, r[12], r[13], bool(r[14])) for r in rows]
 
     @_damage_is_bench_error
     def results(self, experiment: int) -> list[ResultRow]:

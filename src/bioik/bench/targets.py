@@ -21,6 +21,8 @@ given), `warm` (the previous target's solution; the first target uses its stored
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -201,11 +203,11 @@ def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None)
 def pose_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:
     """(position error m, rotation angle rad) of `tip` at `q` from the target pose `T`, exact FK."""
     A = robot.link_pose(q, tip)
-    dp = float(np.linalg.norm(A[:3, 3] - T[:3, 3]))
+    d = A[:3, 3] - T[:3, 3]
+    dp = math.sqrt(float(d @ d))  # scalar math: this check runs inside the timed solve (the callback)
     R = A[:3, :3].T @ T[:3, :3]
-    c = np.clip((np.trace(R) - 1.0) / 2.0, -1.0, 1.0)
-    angle = float(np.arccos(c))
+    angle = math.acos(min(1.0, max(-1.0, (float(R[0, 0] + R[1, 1] + R[2, 2]) - 1.0) / 2.0)))
     if angle < 1e-3:  # arccos is ill-conditioned near 0: use the skew part instead
-        s = np.linalg.norm([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]) / 2.0
-        angle = float(np.arcsin(min(1.0, s)))
+        x, y, z = float(R[2, 1] - R[1, 2]), float(R[0, 2] - R[2, 0]), float(R[1, 0] - R[0, 1])
+        angle = math.asin(min(1.0, math.sqrt(x * x + y * y + z * z) / 2.0))
     return dp, angle

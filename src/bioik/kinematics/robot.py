@@ -137,6 +137,8 @@ class Robot:
         return _vector(q, self.dof, what, self.variable_names)
 
     def within_limits(self, q: np.ndarray, tol: float = 0.0) -> bool:
+        if tol == 0.0:  # the common case, in checking loops: no temporary arrays
+            return bool((q >= self.lower).all() and (q <= self.upper).all())
         return bool(np.all(q >= self.lower - tol) and np.all(q <= self.upper + tol))
 
     def clip(self, q: np.ndarray) -> np.ndarray:
