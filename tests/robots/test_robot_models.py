@@ -100,7 +100,7 @@ PUBLISHED_LIMITS = {  # lower, upper [rad], velocity [rad/s], effort [N m]
                np.radians([85, 85, 100, 75, 130, 135, 135]), [320, 320, 176, 176, 110, 40, 40]),
 }
 
-FILES = ["ur5", "ur10", "panda", "iiwa14", "elise_ur10", "dual_ur5", "iiwa14_hand", "humanoid"]
+FILES = ["ur5", "ur10", "panda", "iiwa14", "elise_ur10", "dual_ur5", "iiwa14_hand", "humanoid", "mobile_ur5"]
 
 
 # ------------------------------------------------------------------------------ helpers ----
@@ -357,6 +357,25 @@ def test_humanoid_proportions_and_masses():
         np.radians([-20, 50]), abs=1e-4)
     assert (urdf.joint_map["left_ankle_roll"].limit.lower, urdf.joint_map["left_ankle_roll"].limit.upper) == pytest.approx(
         np.radians([-35, 15]), abs=1e-4)
+
+
+def test_mobile_ur5_carries_the_ur5():
+    urdf, ur5 = load("mobile_ur5"), load("ur5")
+    base, lift = urdf.joint_map["base_planar"], urdf.joint_map["torso_lift"]
+    assert base.type == "planar" and np.allclose(base.axis, [0, 0, 1]) and base.parent == "world"
+    assert lift.type == "prismatic" and np.allclose(lift.axis, [0, 0, 1]) and (lift.limit.lower, lift.limit.upper) == (0, 0.5)
+    assert urdf.link_map["base_link"].collisions[0].geometry.box.size == pytest.approx([0.6, 0.5, 0.3])
+    assert urdf.joint_map["wrist_3_joint"].type == "continuous"
+    for j in UR_JOINTS[:5]:  # the other arm joints are ur5.urdf's
+        a, b = urdf.joint_map[j], ur5.joint_map[j]
+        assert (a.type, a.limit.lower, a.limit.upper, a.limit.velocity, a.limit.effort) == (
+            b.type, b.limit.lower, b.limit.upper, b.limit.velocity, b.limit.effort)
+    rng = np.random.default_rng(13)
+    for _ in range(10):
+        arm, height = {j: float(rng.uniform(-PI, PI)) for j in UR_JOINTS}, float(rng.uniform(0, 0.5))
+        cfg = dict(arm, torso_lift=height)
+        assert_same_pose(pose(urdf, cfg, "tool0", "arm_base_link"), pose(ur5, arm, "tool0", "base_link"))
+        assert_same_pose(pose(urdf, cfg, "arm_base_link", "base_link"), trans(0, 0, 0.45 + height))
 
 
 @pytest.mark.parametrize("name", sorted(ROBOTS))

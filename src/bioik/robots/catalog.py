@@ -9,7 +9,8 @@ the hand's distal finger joints) follow their leader joint. In dual_ur5 the tors
 `torso_joint` belongs only to "torso_both_arms" (chains from `world`); the default
 "both_arms" keeps the torso fixed. The humanoid's floating base joint `pelvis_free` (6
 variables) moves only in "floating_whole_body" (chains from `world`); the default
-"whole_body" holds the pelvis still. Plain data: no imports.
+"whole_body" holds the pelvis still. mobile_ur5's planar base joint (3 variables) moves in
+"base_lift_arm". Plain data: no imports.
 """
 
 ROBOTS: dict[str, dict] = {
@@ -87,5 +88,15 @@ ROBOTS: dict[str, dict] = {
             "floating_whole_body": {"chains": [["world", t] for t in ("left_foot", "right_foot", "left_hand", "right_hand")]},
         },
         "default_group": "whole_body",
+    },
+    "mobile_ur5": {
+        "urdf": "mobile_ur5.urdf",
+        "description": "UR5 on a lifting column on a mobile base (planar base joint, prismatic lift, continuous last wrist joint)",
+        "groups": {
+            "arm": {"chains": [["arm_base_link", "tool0"]]},
+            "lift_arm": {"chains": [["base_link", "tool0"]]},
+            "base_lift_arm": {"chains": [["world", "tool0"]]},
+        },
+        "default_group": "base_lift_arm",
     },
 }
