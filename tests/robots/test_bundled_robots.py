@@ -1,4 +1,5 @@
-"""Every bundled robot: FK matches yourdfpy for every link; names, groups and limits."""
+"""Every bundled robot: FK matches yourdfpy for every link; names, groups and limits; the
+robots with a planar or floating base joint solve reachable targets in every group."""
 
 import numpy as np
 import pytest
@@ -112,3 +113,18 @@ def test_snake_rejects_bad_sizes(bad):
     with pytest.raises(ValueError, match="n must be a whole number"):
         bioik.robots.snake(bad)
 
+
+@pytest.mark.parametrize("name,group", [(n, g) for n in ("humanoid", "mobile_ur5") for g in bioik.robots.ROBOTS[n]["groups"]])
+def test_planar_and_floating_base_robots_solve_reachable_targets_in_every_group(name, group):
+    """Pose goals on every tip at a random configuration's poses; seeded, on an iteration
+    budget (the timeout never binds), so the count does not depend on the machine."""
+    robot = bioik.load_robot(name, group=group)
+    rng = np.random.default_rng(3)
+    solved = 0
+    for k in range(10):
+        q = robot.random_configuration(rng)
+        goals = [bioik.PoseGoal(tip, robot.link_pose(q, tip)) for tip in robot.tips]
+        res = bioik.solve(robot, goals, solver="lm", timeout=3600.0, max_iterations=2000, random_seed=k)
+        assert robot.within_limits(res.q)
+        solved += res.success
+    assert solved >= 9
