@@ -82,8 +82,7 @@ def test_planar_and_floating_joints_are_multi_variable():
     q = np.zeros(robot.dof)
     q[0], q[1], q[2] = 0.3, -0.2, 0.5
     T = robot.link_pose(q, "cart")
-    assert T[2, 3] == pytest.approx(0.5)  # motion stays in the plane
-    assert np.hypot(T[0, 3], T[1, 3]) == pytest.approx(np.hypot(0.3, 0.2))
+    np.testing.assert_allclose(T[:3, 3], [0.3, -0.2, 0.5], atol=1e-12)  # plane/x along x, plane/y along y
     np.testing.assert_allclose(T[:3, :3], [[np.cos(0.5), -np.sin(0.5), 0], [np.sin(0.5), np.cos(0.5), 0], [0, 0, 1]], atol=1e-12)
     q[:] = 0
     q[3:6] = [0.1, 0.2, 0.3]
@@ -91,6 +90,18 @@ def test_planar_and_floating_joints_are_multi_variable():
     T = robot.link_pose(q, "body")
     np.testing.assert_allclose(T[:3, 3], [0.2, 0.2, 0.8], atol=1e-12)
     np.testing.assert_allclose(T[:3, :3], [[np.cos(0.7), -np.sin(0.7), 0], [np.sin(0.7), np.cos(0.7), 0], [0, 0, 1]], atol=1e-12)
+
+
+@pytest.mark.parametrize("normal", [(0, 0, 1), (1, 0, 0), (0, -1, 0), (1, 1, 1)])
+def test_planar_joint_moves_in_its_plane(normal):
+    """x and y translate along two orthogonal in-plane directions, x × y = the normal (right-handed)."""
+    robot = bioik.load_robot(PLANAR_FLOATING.replace('xyz="0 0 1"', 'xyz="%g %g %g"' % normal), group=["plane"])
+    n = np.array(normal) / np.linalg.norm(normal)
+    u, w = (robot.link_pose(q, "cart")[:3, 3] - [0, 0, 0.5] for q in ([1, 0, 0], [0, 1, 0]))
+    np.testing.assert_allclose([u @ n, w @ n, u @ w], 0, atol=1e-12)
+    np.testing.assert_allclose(np.cross(u, w), n, atol=1e-12)
+    if normal == (0, 0, 1):
+        np.testing.assert_allclose([u, w], [[1, 0, 0], [0, 1, 0]], atol=1e-12)
 
 
 def test_frozen_joints_keep_their_values(rng):

@@ -100,7 +100,7 @@ PUBLISHED_LIMITS = {  # lower, upper [rad], velocity [rad/s], effort [N m]
                np.radians([85, 85, 100, 75, 130, 135, 135]), [320, 320, 176, 176, 110, 40, 40]),
 }
 
-FILES = ["ur5", "ur10", "panda", "iiwa14", "elise_ur10", "dual_ur5", "iiwa14_hand"]
+FILES = ["ur5", "ur10", "panda", "iiwa14", "elise_ur10", "dual_ur5", "iiwa14_hand", "humanoid", "mobile_ur5"]
 
 
 # ------------------------------------------------------------------------------ helpers ----
@@ -204,13 +204,21 @@ def test_published_limits(name):
 
 @pytest.mark.parametrize("name", FILES)
 def test_limits_are_finite_and_ordered(name):
-    for j in movable(load(name)):
+    """Revolute and prismatic joints have finite ordered ranges; continuous joints speeds and
+    efforts only; the floating base joint (root to the robot) nothing to limit."""
+    urdf = load(name)
+    for j in movable(urdf):
+        if j.type == "floating":
+            assert j.parent == urdf.base_link, j.name
+            continue
         lim = j.limit
         assert lim is not None, j.name
-        assert math.isfinite(lim.lower) and math.isfinite(lim.upper) and lim.lower < lim.upper, j.name
         assert lim.velocity > 0 and lim.effort > 0, j.name
-        assert j.type in ("revolute", "prismatic"), j.name
         assert np.isclose(np.linalg.norm(j.axis), 1.0), j.name
+        if j.type in ("revolute", "prismatic"):
+            assert math.isfinite(lim.lower) and math.isfinite(lim.upper) and lim.lower < lim.upper, j.name
+        else:
+            assert j.type in ("continuous", "planar") and lim.lower is None and lim.upper is None, j.name
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -314,6 +322,60 @@ def test_dual_ur5_arms_are_ur5s():
     urdf.update_cfg({j.name: 0.0 for j in movable(urdf)})
     left, right = (urdf.get_transform(s + "base_link", "torso")[:3, 3] for s in ("left_", "right_"))
     np.testing.assert_allclose(left * [1, -1, 1], right, atol=1e-12)
+
+
+def test_humanoid_proportions_and_masses():
+    """The figures of the header: 1.70 m standing with the soles on the ground, 65 kg, the
+    Winter segment lengths, mirrored sides, and the joints the catalog groups name."""
+    urdf = load("humanoid")
+    urdf.update_cfg({})
+    at = {link: urdf.get_transform(link, "world")[:3, 3] for link in urdf.link_map}
+    for side, s in (("left", 1), ("right", -1)):
+        np.testing.assert_allclose(at[f"{side}_foot"], [0, s * 0.0812, 0], atol=1e-4)  # soles on the ground
+        np.testing.assert_allclose(at[f"{side}_shoulder_pitch_link"], [0, s * 0.2202, 0.818 * 1.70], atol=1e-4)
+        for a, b, length in (("hip_pitch", "knee", 0.4165), ("knee", "ankle_pitch", 0.4182),
+                             ("shoulder_pitch", "elbow", 0.3162), ("elbow", "wrist_yaw", 0.2482)):
+            ja, jb = (urdf.joint_map[f"{side}_{j}"] for j in (a, b))
+            assert np.linalg.norm(at[jb.child] - at[ja.child]) == pytest.approx(length, abs=1e-4), (a, b)
+        legs = [f"{side}_{j}" for j in ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")]
+        arms = [f"{side}_{j}" for j in ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_pitch",
+                                        "wrist_roll")]
+        assert all(urdf.joint_map[j].type == "revolute" for j in legs + arms)
+    for name, joint in urdf.joint_map.items():  # the right side mirrors the left
+        if name.startswith("left_") and joint.type == "revolute":
+            right = urdf.joint_map["right_" + name[5:]]
+            mirrored = joint.axis[0] == 1 or np.allclose(joint.axis, [0, 0, 1])  # roll and yaw ranges flip sign
+            lo, hi = (-right.limit.upper, -right.limit.lower) if mirrored else (right.limit.lower, right.limit.upper)
+            assert (joint.limit.lower, joint.limit.upper) == pytest.approx((lo, hi)), name
+    assert at["head"][2] + 0.130 * 1.70 == pytest.approx(1.70, abs=1e-4)  # crown at full height
+    assert urdf.joint_map["pelvis_free"].type == "floating"
+    assert [urdf.joint_map[j].type for j in ("left_sole", "right_sole", "left_palm", "right_palm")] == ["fixed"] * 4
+    assert sum(link.inertial.mass for link in urdf.robot.links if link.inertial) == pytest.approx(65.0)
+    assert len([j for j in urdf.robot.joints if j.type == "revolute"]) == 31
+    # the ankles keep the published ranges: 20 deg dorsiflexion, 50 plantarflexion, 35 inversion, 15 eversion
+    assert (urdf.joint_map["left_ankle_pitch"].limit.lower, urdf.joint_map["left_ankle_pitch"].limit.upper) == pytest.approx(
+        np.radians([-20, 50]), abs=1e-4)
+    assert (urdf.joint_map["left_ankle_roll"].limit.lower, urdf.joint_map["left_ankle_roll"].limit.upper) == pytest.approx(
+        np.radians([-35, 15]), abs=1e-4)
+
+
+def test_mobile_ur5_carries_the_ur5():
+    urdf, ur5 = load("mobile_ur5"), load("ur5")
+    base, lift = urdf.joint_map["base_planar"], urdf.joint_map["torso_lift"]
+    assert base.type == "planar" and np.allclose(base.axis, [0, 0, 1]) and base.parent == "world"
+    assert lift.type == "prismatic" and np.allclose(lift.axis, [0, 0, 1]) and (lift.limit.lower, lift.limit.upper) == (0, 0.5)
+    assert urdf.link_map["base_link"].collisions[0].geometry.box.size == pytest.approx([0.6, 0.5, 0.3])
+    assert urdf.joint_map["wrist_3_joint"].type == "continuous"
+    for j in UR_JOINTS[:5]:  # the other arm joints are ur5.urdf's
+        a, b = urdf.joint_map[j], ur5.joint_map[j]
+        assert (a.type, a.limit.lower, a.limit.upper, a.limit.velocity, a.limit.effort) == (
+            b.type, b.limit.lower, b.limit.upper, b.limit.velocity, b.limit.effort)
+    rng = np.random.default_rng(13)
+    for _ in range(10):
+        arm, height = {j: float(rng.uniform(-PI, PI)) for j in UR_JOINTS}, float(rng.uniform(0, 0.5))
+        cfg = dict(arm, torso_lift=height)
+        assert_same_pose(pose(urdf, cfg, "tool0", "arm_base_link"), pose(ur5, arm, "tool0", "base_link"))
+        assert_same_pose(pose(urdf, cfg, "arm_base_link", "base_link"), trans(0, 0, 0.45 + height))
 
 
 @pytest.mark.parametrize("name", sorted(ROBOTS))

@@ -52,7 +52,8 @@ class Motion:
     """An elementary one-variable motion along or about `axis` (unit, joint frame).
 
     Revolute/continuous/prismatic joints have one motion; planar joints have three
-    (two translations and the rotation about the plane normal), floating joints six
+    (two translations in the plane, along x and y for the normal z, and the rotation about
+    the normal), floating joints six
     (x, y, z translations then rotations about x, y, z: intrinsic XYZ Euler angles).
     """
 

@@ -269,8 +269,11 @@ def _motions(owner: Owner, el: etree._Element, uj, types: dict[str, str], mimics
         return (Motion(kind, check.axis(owner, el, uj.axis), first_var[source], multiplier, offset),)
     v = first_var[name]
     if jtype == "planar":
+        # x moves along the joint frame's x axis projected onto the plane (its y axis if the
+        # normal is near x), y along normal × that: for the usual normal z, along x and y
         n = check.axis(owner, el, uj.axis)
-        u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        a = np.eye(3)[0 if abs(n[0]) < 0.9 else 1]
+        u = a - n * (a @ n)
         u /= np.linalg.norm(u)
         w = np.cross(n, u)
         return (Motion(PRISMATIC, u, v), Motion(PRISMATIC, w, v + 1), Motion(REVOLUTE, n, v + 2))

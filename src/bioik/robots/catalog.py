@@ -7,7 +7,10 @@ are the chain ends) and/or {"joints": [...], "tips": [...]}. Joints outside the 
 group stay fixed (e.g. the Panda fingers in "panda_arm"); mimic joints (Panda finger 2,
 the hand's distal finger joints) follow their leader joint. In dual_ur5 the torso yaw joint
 `torso_joint` belongs only to "torso_both_arms" (chains from `world`); the default
-"both_arms" keeps the torso fixed. Plain data: no imports.
+"both_arms" keeps the torso fixed. The humanoid's floating base joint `pelvis_free` (6
+variables) moves only in "floating_whole_body" (chains from `world`); the default
+"whole_body" holds the pelvis still. mobile_ur5's planar base joint (3 variables) moves in
+"base_lift_arm". Plain data: no imports.
 """
 
 ROBOTS: dict[str, dict] = {
@@ -69,5 +72,31 @@ ROBOTS: dict[str, dict] = {
             "arm_hand": {"chains": [["iiwa_link_0", t] for t in ("thumb_tip", "index_tip", "middle_tip", "ring_tip", "little_tip")]},
         },
         "default_group": "arm_hand",
+    },
+    "humanoid": {
+        "urdf": "humanoid.urdf",
+        "description": "Generic adult humanoid (1.70 m, 65 kg) on a floating base: 6-joint legs, 3-joint waist, 7-joint arms, 2-joint head",
+        "groups": {
+            "left_leg": {"chains": [["pelvis", "left_foot"]]},
+            "right_leg": {"chains": [["pelvis", "right_foot"]]},
+            "legs": {"chains": [["pelvis", "left_foot"], ["pelvis", "right_foot"]]},
+            "left_arm": {"chains": [["torso", "left_hand"]]},
+            "right_arm": {"chains": [["torso", "right_hand"]]},
+            "arms": {"chains": [["torso", "left_hand"], ["torso", "right_hand"]]},
+            "waist_arms": {"chains": [["pelvis", "left_hand"], ["pelvis", "right_hand"]]},
+            "whole_body": {"chains": [["pelvis", t] for t in ("left_foot", "right_foot", "left_hand", "right_hand")]},
+            "floating_whole_body": {"chains": [["world", t] for t in ("left_foot", "right_foot", "left_hand", "right_hand")]},
+        },
+        "default_group": "whole_body",
+    },
+    "mobile_ur5": {
+        "urdf": "mobile_ur5.urdf",
+        "description": "UR5 on a lifting column on a mobile base (planar base joint, prismatic lift, continuous last wrist joint)",
+        "groups": {
+            "arm": {"chains": [["arm_base_link", "tool0"]]},
+            "lift_arm": {"chains": [["base_link", "tool0"]]},
+            "base_lift_arm": {"chains": [["world", "tool0"]]},
+        },
+        "default_group": "base_lift_arm",
     },
 }
