@@ -18,7 +18,7 @@ secondary goals) counts as refused, not as a failure. Threaded runs solve the sa
 queries from a thread pool and are held to the same checks.
 
 Usage: python3 benchmarks/stress.py [--queries 1000000] [--threads 0 8] [--timeout 0.002]
-                                    [--solvers lm bio2_lm …] [--robots ur5 …] [--seed 0]
+                                    [--solvers lm bio2_lm …] [--robots ur5 humanoid/arms …] [--seed 0]
 Exit status 1 if any false success, false failure or out-of-limit answer was seen.
 """
 
@@ -41,9 +41,16 @@ from bioik.solvers import registry
 POSE_TYPES = (bioik.PoseGoal, bioik.PositionGoal, bioik.OrientationGoal)
 
 
+#: The robots run by default: every bundled one in its default group, and the humanoid with
+#: its floating base joint moving too (no default group moves a floating joint).
+ROBOT_SPECS = [*ROBOTS, "humanoid/floating_whole_body"]
+
+
 @lru_cache(maxsize=None)
-def robot(name: str) -> bioik.Robot:
-    return bioik.load_robot(name)
+def robot(spec: str) -> bioik.Robot:
+    """A bundled robot by name, or NAME/GROUP for one of its groups."""
+    name, _, group = spec.partition("/")
+    return bioik.load_robot(name, group or None)
 
 
 def _unit(rng: np.random.Generator) -> np.ndarray:
@@ -175,7 +182,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, nargs="+", default=[0, 8], help="0: serial")
     ap.add_argument("--timeout", type=float, default=0.002)
     ap.add_argument("--solvers", nargs="+", default=registry.names())
-    ap.add_argument("--robots", nargs="+", default=list(ROBOTS))
+    ap.add_argument("--robots", nargs="+", default=ROBOT_SPECS, help="bundled robot names, or NAME/GROUP")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--chunk", type=int, default=2000, help="queries built and checked at a time")
     args = ap.parse_args()

@@ -7,7 +7,6 @@ threaded too.)"""
 import importlib.util
 from pathlib import Path
 
-from bioik.robots.catalog import ROBOTS
 from bioik.solvers import registry
 
 _spec = importlib.util.spec_from_file_location("stress", Path(__file__).parents[2] / "benchmarks" / "stress.py")
@@ -16,7 +15,7 @@ _spec.loader.exec_module(stress)
 
 
 def test_ten_thousand_random_queries_give_no_false_answer():
-    queries = stress.queries(10_000, 0, registry.names(), list(ROBOTS))
+    queries = stress.queries(10_000, 0, registry.names(), stress.ROBOT_SPECS)
     counts = stress.run(queries, 3600.0, 0, max_iterations=10)
     answers = sum(v for (_, what), v in counts.items() if what == "answers")
     assert answers > 7000  # the rest: goal sets a solver refuses up front (kdl and secondary goals …)
