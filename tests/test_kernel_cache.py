@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from bioik._kernel_cache import KERNEL_PACKAGES, ensure_fresh
+from bioik._kernel_cache import KERNEL_PACKAGES, ensure_fresh, process_lock
 
 FIRST = """
 import bioik
@@ -67,3 +67,27 @@ def test_a_touch_without_an_edit_keeps_the_cache(tmp_path):
     os.utime(src, ns=(1, 1))
     assert not ensure_fresh(tmp_path) and cache.exists()
     assert not list(tmp_path.rglob("*.stamp.*"))  # no partial stamp left behind
+
+
+_TRY_LOCK = """
+import fcntl, sys
+with open(sys.argv[1], "a+b") as f:
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(3)
+"""
+
+
+def test_a_process_lock_makes_another_process_wait(tmp_path):
+    """While one process prepares a solver (holds its lock), another cannot take the lock:
+    it waits, then loads the kernels written meanwhile instead of compiling them too."""
+    lock_file = tmp_path / "__pycache__" / "bioik-prepare-lm.lock"
+
+    def other_takes_it() -> bool:
+        return subprocess.run([sys.executable, "-c", _TRY_LOCK, str(lock_file)]).returncode == 0
+
+    with process_lock("prepare-lm", tmp_path):
+        assert lock_file.exists()
+        assert not other_takes_it()
+    assert other_takes_it()

@@ -7,15 +7,22 @@ an edit — or an upgrade that leaves old cache files behind — a kernel could 
 stale inlined code. So at import, a stamp of every kernel source file (its path and a hash
 of its content: an mtime can stay the same across an edit, or change with none) is
 compared with the one stored beside the cache; on a mismatch the whole cache is dropped.
-Processes starting at once may each drop and rebuild it (wasted work, never a corrupt
-cache: numba writes each cache file whole, by rename, and so is the stamp written here).
+
+Processes starting at once take turns (`process_lock`, a file lock beside the cache): one
+checks the stamp and drops the cache while the others wait, and one prepares (compiles) a
+solver's kernels while the others wait for that solver, then load what it wrote instead of
+compiling it too. Kernels two solvers share may still be compiled by both at once — wasted
+work, never a corrupt cache: numba writes each cache file whole, by rename, and so is the
+stamp written here.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).parent
@@ -44,6 +51,16 @@ def ensure_fresh(root: Path = ROOT) -> bool:
             return False
     except OSError:
         pass
+    with process_lock("stamp", root):
+        return _drop_stale(marker, stamp, root)
+
+
+def _drop_stale(marker: Path, stamp: str, root: Path) -> bool:
+    try:
+        if marker.read_text() == stamp:
+            return False  # another process dropped and stamped while this one waited
+    except OSError:
+        pass
     try:
         for f in root.rglob("__pycache__/*.nb[ic]"):
             f.unlink(missing_ok=True)
@@ -54,6 +71,25 @@ def ensure_fresh(root: Path = ROOT) -> bool:
     except OSError:  # read-only install: numba then caches elsewhere or not at all
         pass
     return True
+
+
+@contextmanager
+def process_lock(name: str, root: Path = ROOT) -> Iterator[None]:
+    """Hold the inter-process lock `name` (an flock on a file beside the kernel cache) for
+    the block; where the file cannot be made (a read-only install) the block runs unlocked."""
+    path = root / "__pycache__" / f"bioik-{name}.lock"
+    try:
+        path.parent.mkdir(exist_ok=True)
+        f = open(path, "a+b")  # noqa: SIM115 — held across the yield
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def compiled_entry(kernel: Callable[..., object]) -> Callable[..., object]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from bioik._kernel_cache import compiled_entry
+from bioik._kernel_cache import compiled_entry, process_lock
 from bioik.goals.acceptance import MODES
 from bioik.goals.base import Goal
 from bioik.goals.collision import CollisionAvoidanceGoal
@@ -224,7 +224,9 @@ class Solver:
             p = self._prepared.get(key)
             if p is not None:
                 return p
-            with _compile_notice(" or ".join(dict.fromkeys((self.family.name, self._python_run[0].name)))):
+            names = list(dict.fromkeys((self.family.name, self._python_run[0].name)))
+            # another process preparing the same solver finishes first; this one then loads its kernels
+            with _compile_notice(" or ".join(names)), process_lock(f"prepare-{names[0]}"):
                 p = self._new_problem(goals)
             if len(self._prepared) >= _MAX_STRUCTURES:
                 self._prepared.pop(next(iter(self._prepared)))
@@ -268,7 +270,7 @@ class Solver:
         clock starts): a one-goal structure first solved on the one-call path has not."""
         template = problem.template
         if not template.general_ready:
-            with self._prepare_lock, _compile_notice(self.family.name):
+            with self._prepare_lock, _compile_notice(self.family.name), process_lock(f"prepare-{self.family.name}"):
                 if not template.general_ready:
                     self._load_general(template.copy())
                     template.general_ready = True
