@@ -87,3 +87,20 @@ def test_scene_options_refuse_bad_input(capsys, tmp_path):
     assert "LINK:OBSTACLE" in capsys.readouterr().err
     assert main(["solve", "ur5", *pose, "--scene", str(tmp_path / "missing.toml")]) == 2
     assert "missing.toml" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_a_long_solve_is_one_line_and_status_130(capsys):
+    import os
+    import signal
+    import threading
+    import time
+
+    main(["solve", "ur5", "--pose", "0.4", "0.2", "0.3", "0", "1", "0", "0"])  # kernels loaded before the clock
+    capsys.readouterr()
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    status = main(["solve", "ur5", "--pose", "5", "0", "0", "0", "1", "0", "0", "--timeout", "60"])  # out of reach
+    timer.join()
+    assert status == 130 and time.monotonic() - t0 < 10.0
+    assert capsys.readouterr().err.strip() == "bioik solve: interrupted"

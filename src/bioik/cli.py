@@ -174,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError, OSError) as e:
         print(f"bioik {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, also inside a compiled solve: one line, the shell's status
+        print(f"bioik {args.command}: interrupted", file=sys.stderr)
+        return 130
     return status or 0
 
 
