@@ -240,9 +240,6 @@ class Solver:
             self._single = compiled_entry(self.family.single_pose)
         else:
             self._load_general(p)
-        c = self.robot.center()
-        clip_into(c, self.robot.lower, self.robot.upper)
-        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
         return p
 
     def _run_for(self, problem: Problem) -> tuple[Family, np.ndarray]:
@@ -266,6 +263,9 @@ class Solver:
         family, _ = self._run_for(p)
         family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.settings({}), False)
         p.accept(self.robot.center(), self.acceptance)
+        c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
+        clip_into(c, self.robot.lower, self.robot.upper)
+        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
         p.general_ready = True
 
     def _general_ready(self, problem: Problem) -> None:
