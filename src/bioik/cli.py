@@ -118,7 +118,9 @@ def cmd_robots(args) -> None:
         print(f"{name:<14} {robots.ROBOTS[name].get('description', '')}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(bench: bool = True) -> argparse.ArgumentParser:
+    """The `bioik` parser. bench=False leaves out the arguments of `bioik bench …`: they come
+    from the benchmark's modules (`bioik.bench.cli`), which `main` imports only for that command."""
     p = argparse.ArgumentParser(prog="bioik", description="Inverse kinematics toolkit.")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -153,9 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     wu.add_argument("--group", help="joint group (default: the robot's default group)")
     wu.add_argument("--solver", action="append", help="solver to prepare (repeatable; default: every solver)")
     wu.set_defaults(func=cmd_warmup)
-    from bioik.bench.cli import add_parser as add_bench_parser
+    bp = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
+                        description="Benchmark solvers (EBIKE-style, [E 5]): results in SQLite, markdown report, plots.")
+    if bench:
+        from bioik.bench.cli import add_subcommands
 
-    add_bench_parser(sub)
+        add_subcommands(bp)
     return p
 
 
@@ -168,7 +173,8 @@ def _allowed_pair(text: str) -> tuple[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (errors print one line, status 2)."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(bench="bench" in argv[:1]).parse_args(argv)
     try:
         status = args.func(args)
     except (ValueError, KeyError, OSError) as e:
