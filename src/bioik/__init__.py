@@ -12,6 +12,7 @@ install bioik[collision]`). So `bioik solve` on the command line starts faster, 
 
 from __future__ import annotations
 
+import gc as _gc
 import importlib as _importlib
 from typing import TYPE_CHECKING, Any
 
@@ -19,18 +20,27 @@ from bioik._kernel_cache import ensure_fresh as _ensure_fresh_kernels
 
 _ensure_fresh_kernels()
 
-from bioik import goals, robots  # noqa: E402
-from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
-from bioik.goals import __all__ as _goal_names  # noqa: E402
-from bioik.errors import BioikError  # noqa: E402
-from bioik.kinematics.robot import Robot  # noqa: E402
-from bioik.model import URDFError, UnknownNameError  # noqa: E402
-from bioik.problem import Problem  # noqa: E402
-from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
-from bioik.robots import load_robot  # noqa: E402
-from bioik.scene import Scene, SceneError  # noqa: E402
-from bioik.rollout import Rollout, rollout  # noqa: E402
-from bioik.track import TrackResult, track  # noqa: E402
+# These imports (numba's among them) make ~120,000 objects that live as long as the process:
+# the cyclic collector, run as they come, would traverse them again and again to free
+# nothing (≈ 60 ms of the import). It is off until they are made.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from bioik import goals, robots  # noqa: E402
+    from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
+    from bioik.goals import __all__ as _goal_names  # noqa: E402
+    from bioik.errors import BioikError  # noqa: E402
+    from bioik.kinematics.robot import Robot  # noqa: E402
+    from bioik.model import URDFError, UnknownNameError  # noqa: E402
+    from bioik.problem import Problem  # noqa: E402
+    from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
+    from bioik.robots import load_robot  # noqa: E402
+    from bioik.scene import Scene, SceneError  # noqa: E402
+    from bioik.rollout import Rollout, rollout  # noqa: E402
+    from bioik.track import TrackResult, track  # noqa: E402
+finally:
+    if _collecting:
+        _gc.enable()
 
 if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik import scenes
