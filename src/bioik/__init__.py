@@ -3,37 +3,76 @@
 Robots come from URDF or the bundled models (`bioik.robots.names()`); `load_robot`
 returns a `Robot` with forward kinematics and Jacobians; `solve(robot, goals)` finds
 joint values that meet the goals.
+
+What a solve does not need is imported on first use (`__getattr__`): the MoveIt plugin
+API, the bundled scenarios, and the exact collision checker (which needs coal, `pip
+install bioik[collision]`). So `bioik solve` on the command line starts faster, and
+`bioik.CollisionChecker` works where coal is installed.
 """
+
+from __future__ import annotations
+
+import gc as _gc
+import importlib as _importlib
+from typing import TYPE_CHECKING, Any
 
 from bioik._kernel_cache import ensure_fresh as _ensure_fresh_kernels
 
 _ensure_fresh_kernels()
 
-from bioik import goals, robots  # noqa: E402
-from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
-from bioik.goals import __all__ as _goal_names  # noqa: E402
-from bioik.errors import BioikError  # noqa: E402
-from bioik.kinematics.robot import Robot  # noqa: E402
-from bioik.model import URDFError, UnknownNameError  # noqa: E402
-from bioik.problem import Problem  # noqa: E402
-from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik  # noqa: E402
-from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
-from bioik.robots import load_robot  # noqa: E402
-from bioik.scene import Scene, SceneError  # noqa: E402
-from bioik import scenes  # noqa: E402 — the bundled benchmark scenarios
-from bioik.rollout import Rollout, rollout  # noqa: E402
-from bioik.track import TrackResult, track  # noqa: E402
+# These imports (numba's among them) make ~120,000 objects that live as long as the process:
+# the cyclic collector, run as they come, would traverse them again and again to free
+# nothing (≈ 60 ms of the import). It is off until they are made.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from bioik import goals, robots  # noqa: E402
+    from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
+    from bioik.goals import __all__ as _goal_names  # noqa: E402
+    from bioik.errors import BioikError  # noqa: E402
+    from bioik.kinematics.robot import Robot  # noqa: E402
+    from bioik.model import URDFError, UnknownNameError  # noqa: E402
+    from bioik.problem import Problem  # noqa: E402
+    from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
+    from bioik.robots import load_robot  # noqa: E402
+    from bioik.scene import Scene, SceneError  # noqa: E402
+    from bioik.rollout import Rollout, rollout  # noqa: E402
+    from bioik.track import TrackResult, track  # noqa: E402
+finally:
+    if _collecting:
+        _gc.enable()
+
+if TYPE_CHECKING:  # what `__getattr__` imports on first use
+    from bioik import scenes
+    from bioik.collision.checker import CollisionChecker, Contact
+    from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik
 
 __version__ = "0.1.0"
 
 __all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "track", "TrackResult", "rollout", "Rollout",
            "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
 
+#: The module that defines each name imported on first use ("scenes" is that module itself).
+_LAZY = {
+    "scenes": "bioik.scenes",
+    "CollisionChecker": "bioik.collision.checker",
+    "Contact": "bioik.collision.checker",
+    "IKErrorCode": "bioik.moveit",
+    "KinematicsConfig": "bioik.moveit",
+    "get_position_ik": "bioik.moveit",
+    "search_position_ik": "bioik.moveit",
+}
 
-def __getattr__(name: str):
-    # the exact collision checker needs coal (pip install bioik[collision]): imported on first use
-    if name in ("CollisionChecker", "Contact"):
-        from bioik.collision import checker
 
-        return getattr(checker, name)
-    raise AttributeError(f"module 'bioik' has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    """Import a name of `_LAZY` on first use and keep it."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'bioik' has no attribute {name!r}")
+    module = _importlib.import_module(_LAZY[name])
+    value = module if name == "scenes" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

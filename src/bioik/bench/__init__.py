@@ -2,9 +2,26 @@
 
 Modules: `targets` (target generation), `store` (the results database), `runner` (timed,
 self-checked solves), `report` (markdown tables), `plot` (cumulative solve-rate plots).
+`BenchError` and `ResultStore` are imported on first use: every `bioik` command builds the
+`bench` command's parser (`bioik.bench.cli`), which needs only the test names, and the
+results database module (sqlite3) would slow the others' start.
 """
 
-from bioik.bench.store import BenchError, ResultStore
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from bioik.bench.targets import TESTS, Targets, generate
 
+if TYPE_CHECKING:  # what `__getattr__` imports on first use
+    from bioik.bench.store import BenchError, ResultStore
+
 __all__ = ["TESTS", "BenchError", "ResultStore", "Targets", "generate"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("BenchError", "ResultStore"):
+        from bioik.bench import store
+
+        return getattr(store, name)
+    raise AttributeError(f"module 'bioik.bench' has no attribute {name!r}")

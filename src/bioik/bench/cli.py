@@ -339,10 +339,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add `bench` with its run / report / plot / tune subcommands to the `bioik` parser."""
-    bench = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
-                           description="Benchmark solvers (EBIKE-style, [E 5]): results in SQLite, markdown report, plots.")
+def add_subcommands(bench: argparse.ArgumentParser) -> None:
+    """Add the run / report / plot / tune subcommands to the parser of `bioik bench`."""
     bsub = bench.add_subparsers(dest="bench_command", required=True)
     run = bsub.add_parser("run", help="run experiments (resumes an interrupted one)",
                           description="Run experiments given by options, or by an experiment file (TOML with keys "

@@ -17,7 +17,6 @@ from bioik.kinematics.robot import Robot
 from bioik.model.group import GroupSpec
 from bioik.model.names import UnknownNameError, suggest
 from bioik.model.robot_model import RobotModel
-from bioik.model.srdf import parse_srdf
 from bioik.model.urdf import parse_urdf
 from bioik.model.urdf_source import looks_like_text
 from bioik.robots.catalog import ROBOTS
@@ -63,6 +62,8 @@ def load_robot(x: str | bytes | Path | RobotModel, group: GroupSpec = None, froz
     """
     robot = _load(x, group, frozen, mesh_dirs, allow_outside)
     if srdf is not None:
+        from bioik.model.srdf import parse_srdf  # imported where used: most loads have no SRDF
+
         robot.srdf = parse_srdf(srdf, robot.model)
     return robot
 

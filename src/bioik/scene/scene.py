@@ -23,13 +23,15 @@ import numpy as np
 
 from bioik.scene import sdf
 from bioik.scene.errors import SceneError
-from bioik.scene.file import read_scene_file
-from bioik.scene.grid import SDFGrid, grid_for
 from bioik.scene.poses import validate_pose
 from bioik.scene.shapes import Box, Capsule, Cylinder, Shape, Solid, Sphere, Surface
 
-if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
+# imported where used: trimesh (about a second), and the mesh grids and the file reader,
+# which a solve without such a scene does not need (every goal module imports this one)
+if TYPE_CHECKING:
     import trimesh
+
+    from bioik.scene.grid import SDFGrid
 
 _VERSIONS = itertools.count(1)
 
@@ -68,6 +70,8 @@ class Scene:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Scene:
         """A scene from a TOML file (schema in `bioik.scene.file` and docs/scene-format.md)."""
+        from bioik.scene.file import read_scene_file
+
         scene = cls()
         for name, shape, pose, touch in read_scene_file(path):
             scene.add(name, shape, pose)
@@ -217,6 +221,8 @@ class Scene:
     # ---- packing -------------------------------------------------------------------------
     def grid(self, name: str) -> SDFGrid | None:
         """The distance grid of a mesh obstacle (built or loaded on first use), else None."""
+        from bioik.scene.grid import grid_for
+
         obstacle = self._get(name)
         if not isinstance(obstacle.shape, (Solid, Surface)):
             return None

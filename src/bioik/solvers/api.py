@@ -7,6 +7,7 @@ acceptance test from exact FK, and the `Result`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import random
@@ -183,13 +184,9 @@ class Solver:
         self.acceptance = acceptance
         self._mode = MODES[acceptance]
         self.settings = self.family.settings(params)
-        #: What runs goals that call Python: the solver as named, or with none named (and no
-        #: parameters for the default), the one that can call them.
-        if solver is None and not params:
-            python = SOLVERS[PYTHON_GOALS_SOLVER]
-            self._python_run = (python, python.settings({}))
-        else:
-            self._python_run = (self.family, self.settings)
+        #: The solver that runs goals that call Python: the solver as named, or with none
+        #: named (and no parameters for the default), the one that can call them.
+        self._python_name = PYTHON_GOALS_SOLVER if solver is None and not params else self.family.name
         self._single = self.family.single_pose  # its compiled entry once it is loaded
         #: Prepared problems by goal structure, never solved in: each workspace solves in
         #: its own copy (`Problem.copy`), so concurrent solves share no buffer.
@@ -224,7 +221,7 @@ class Solver:
             p = self._prepared.get(key)
             if p is not None:
                 return p
-            names = list(dict.fromkeys((self.family.name, self._python_run[0].name)))
+            names = list(dict.fromkeys((self.family.name, self._python_name)))
             # another process preparing the same solver finishes first; this one then loads its kernels
             with _compile_notice(" or ".join(names)), process_lock(f"prepare-{names[0]}"):
                 p = self._new_problem(goals)
@@ -246,14 +243,20 @@ class Solver:
             self._single = compiled_entry(self.family.single_pose)
         else:
             self._load_general(p)
-        c = self.robot.center()
-        clip_into(c, self.robot.lower, self.robot.upper)
-        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
         return p
 
     def _run_for(self, problem: Problem) -> tuple[Family, np.ndarray]:
         """The family (and its settings) whose search runs this problem."""
         return self._python_run if problem.python_goals else (self.family, self.settings)
+
+    @functools.cached_property
+    def _python_run(self) -> tuple[Family, np.ndarray]:
+        """The family and settings that run goals that call Python, looked up (and its module
+        imported) when such goals first come."""
+        if self._python_name == self.family.name:
+            return self.family, self.settings
+        python = SOLVERS[self._python_name]
+        return python, python.settings({})
 
     def _load_general(self, p: Problem) -> None:
         """Load the general search and the acceptance test for prepared problem p (one tiny
@@ -263,6 +266,9 @@ class Solver:
         family, _ = self._run_for(p)
         family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.settings({}), False)
         p.accept(self.robot.center(), self.acceptance)
+        c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
+        clip_into(c, self.robot.lower, self.robot.upper)
+        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
         p.general_ready = True
 
     def _general_ready(self, problem: Problem) -> None:

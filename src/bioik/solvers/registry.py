@@ -1,15 +1,54 @@
 """The solver families by name: each solver module declares its `FAMILIES` beside its code
-(`bioik.solvers.core.family.Family`); this collects them."""
+(`bioik.solvers.core.family.Family`); `SOLVERS` finds them by name.
+
+A solver's module is imported when one of its solvers is first looked up, so a process
+loads only the solvers it runs: `bioik solve` with `lm` skips the scipy and evolutionary
+searches (about a hundred kernel dispatchers and 60 ms of its start). The names are listed
+here for that; tests/solvers/test_registry.py checks the list against the modules.
+"""
 
 from __future__ import annotations
 
-from bioik.solvers.core.family import Family
-from bioik.solvers.evolutionary import bio1, bio2
-from bioik.solvers.local import gd, jac, kdl, lm, nullspace
-from bioik.solvers.scipy import bio2_lbfgs, optlib, relaxed, trac
+import importlib
+from collections.abc import Iterator, Mapping
 
-SOLVERS: dict[str, Family] = {f.name: f for module in (lm, kdl, nullspace, jac, gd, bio1, bio2, bio2_lbfgs, trac, relaxed, optlib)
-                              for f in module.FAMILIES}
+from bioik.solvers.core.family import Family
+
+#: The module that declares each solver, in the order of the families' listing.
+MODULES: dict[str, str] = {
+    "lm": "bioik.solvers.local.lm",
+    "kdl": "bioik.solvers.local.kdl",
+    "nullspace": "bioik.solvers.local.nullspace",
+    "jac": "bioik.solvers.local.jac",
+    **dict.fromkeys(("gd", "gd_r", "gd_c", "gd_c_4"), "bioik.solvers.local.gd"),
+    "bio1": "bioik.solvers.evolutionary.bio1",
+    **dict.fromkeys(("bio2", "bio2_memetic", "bio2_memetic_l", "bio2_lm"), "bioik.solvers.evolutionary.bio2"),
+    "bio2_memetic_lbfgs": "bioik.solvers.scipy.bio2_lbfgs",
+    **dict.fromkeys(("trac", "trac_distance", "trac_manip1", "trac_manip2"), "bioik.solvers.scipy.trac"),
+    "relaxed": "bioik.solvers.scipy.relaxed",
+    **dict.fromkeys(("optlib_bfgs", "optlib_cg", "optlib_gd", "optlib_lbfgsb", "optlib_nelder_mead", "optlib_newton"),
+                    "bioik.solvers.scipy.optlib"),
+}
+
+
+class _Families(Mapping[str, Family]):
+    """Solver name → `Family`, importing the solver's module on its first lookup."""
+
+    def __getitem__(self, name: str) -> Family:
+        families = importlib.import_module(MODULES[name]).FAMILIES
+        return next(f for f in families if f.name == name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in MODULES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(MODULES)
+
+    def __len__(self) -> int:
+        return len(MODULES)
+
+
+SOLVERS: Mapping[str, Family] = _Families()
 
 DEFAULT_SOLVER = "lm"
 
@@ -19,4 +58,4 @@ PYTHON_GOALS_SOLVER = "optlib_lbfgsb"
 
 def names() -> list[str]:
     """Names of the available solvers."""
-    return sorted(SOLVERS)
+    return sorted(MODULES)

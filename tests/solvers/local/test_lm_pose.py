@@ -72,7 +72,7 @@ def test_fast_path_is_taken_for_single_pose_goals(ur5, monkeypatch):
         calls.append(1)
         return original(*args)
 
-    monkeypatch.setitem(api.SOLVERS, "lm", api.Family(family.name, family.defaults, family.search, single_pose=spy))
+    monkeypatch.setattr(api, "SOLVERS", {**api.SOLVERS, "lm": api.Family(family.name, family.defaults, family.search, single_pose=spy)})
     tip = ur5.tips[0]
     q = ur5.center()
     bioik.solve(ur5, [bioik.PoseGoal(tip, ur5.link_pose(q, tip))], seed=q, solver="lm", acceptance="trac")

@@ -66,9 +66,8 @@ class Family:
     def check(self, problem: Problem, solvers: Iterable[Family]) -> None:
         """Refuse goals this solver would not honour — goals that call Python, secondary
         goals it would ignore, goal types it cannot handle — naming those of `solvers`
-        (the registry) that can."""
+        (the registry) that can; `solvers` is read only to word a refusal."""
         goals = problem.goals
-        solvers = list(solvers)
 
         def able(can: Callable[[Family], bool]) -> str:
             return ", ".join(sorted(f.name for f in solvers if can(f)))

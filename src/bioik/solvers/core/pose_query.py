@@ -41,7 +41,9 @@ SETTINGS = N_SETTINGS + 1
 def new_io(settings: np.ndarray, multiturn: np.ndarray, segments: int) -> np.ndarray:
     """The `io` array for a solver with these settings on a robot with these multiturn
     flags and `segments` kinematic segments."""
-    work = np.zeros(workspace_size(segments, len(multiturn)))
+    # the kernel's Python body (integer arithmetic, the same value): loading the compiled
+    # one would cost a process that solves one pose a few ms
+    work = np.zeros(workspace_size.py_func(segments, len(multiturn)))
     return np.concatenate([np.zeros(N_SETTINGS), [len(settings)], settings, multiturn, work])
 
 
