@@ -24,6 +24,11 @@ def test_warmup_prepares_the_named_solvers(capsys):
     assert main(["warmup", "--solver", "lm", "--solver", "kdl"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lm ") and "ready" in out[0] and out[1].startswith("kdl ") and out[-1].startswith("2 solvers ready")
+    import importlib.util
+    from pathlib import Path
+
+    import bioik.cli
+    assert Path(importlib.util.cache_from_source(bioik.cli.__file__)).is_file()  # the package is byte-compiled
 
 
 def test_unknown_solver_is_one_clear_line(capsys):
