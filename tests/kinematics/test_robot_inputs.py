@@ -6,6 +6,7 @@ from urdf_samples import TREE_URDF
 
 import bioik
 from bioik.model import UnknownNameError
+from bioik.model.group import moved_links
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +67,19 @@ def test_a_chain_listed_twice_is_refused_but_chains_may_share_joints(tree):
         tree.with_group([("base", "tip_a"), ("base", "tip_a")])
     both = tree.with_group([("base", "tip_a"), ("base", "tip_b")])
     assert both.variable_names == ["j1", "j2", "j3", "slide"] and both.tips == ["tip_a", "tip_b"]
+
+
+def test_the_links_a_group_moves_are_found_in_one_walk():
+    """Each link is entered once, whatever the number of joints above it (a walk per joint
+    made loading a 5,000-link chain take 15 s, and 20,000 links 4 minutes)."""
+    model = bioik.robots.snake(300).model
+    entered = []
+
+    class Counting(list):
+        def __getitem__(self, link):
+            entered.append(link)
+            return super().__getitem__(link)
+
+    model.child_joints = Counting(model.child_joints)
+    assert len(moved_links(model, list(range(len(model.joints))))) == len(model.link_names) - 1
+    assert len(entered) == len(model.link_names) - 1

@@ -84,12 +84,15 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
 
 
 def moved_links(model: RobotModel, joints: list[int]) -> list[str]:
-    """Links below any of the given joints (the links they move), in model order."""
+    """Links below any of the given joints (the links they move), in model order.
+
+    One walk for all joints, entering each link once: a walk per joint would cover a
+    chain's links n times (n² steps: a 5,000-link chain took 15 s to load)."""
     below = set()
-    for j in joints:
-        stack = [model.joints[j].child]
-        while stack:
-            link = stack.pop()
+    stack = [model.joints[j].child for j in joints]
+    while stack:
+        link = stack.pop()
+        if link not in below:
             below.add(link)
             stack.extend(model.joints[c].child for c in model.child_joints[link])
     return [name for i, name in enumerate(model.link_names) if i in below]
