@@ -137,6 +137,7 @@ def test_joint_goal_acceptance(rng):
         (lambda: OrientationGoal("tip_a", 2 * np.eye(3)), "OrientationGoal: rotation matrix is not orthonormal"),
         (lambda: OrientationGoal("tip_a", (1.0, np.nan, 0.0, 0.0)), "OrientationGoal: rotation"),
         (lambda: JointVariableGoal("j1", np.nan), "JointVariableGoal: value must be finite"),
+        (lambda: JointVariableGoal("j1", "abc"), "JointVariableGoal: value must be a number; got 'abc'"),
         (lambda: CenterJointsGoal(weight=-1.0), "CenterJointsGoal: weight"),
     ],
 )
