@@ -321,3 +321,25 @@ def test_a_callback_must_answer_true_or_false(ur5, rng):
         bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: 1, **BUDGET)
     res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: np.bool_(True), **BUDGET)
     assert res.success and res.callback_calls == 1
+
+
+@pytest.mark.parametrize("callback", [5, "accept", [lambda q: True]])
+def test_a_callback_that_is_not_a_function_is_named(ur5, rng, callback):
+    with pytest.raises(TypeError, match=f"callback must be a function q -> True .accept. or False .reject., or None; got {type(callback).__name__}"):
+        bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], callback=callback, **BUDGET)
+
+
+def test_fields_reassigned_since_the_goal_was_built_are_checked_before_the_solve_reads_them(ur5, rng):
+    goal = bioik.LineGoal("tool0", np.zeros(3), np.array([0.0, 0.0, 1.0]))
+    goal.secondary = np.array([True, False])  # read by the prepared problem's key
+    with pytest.raises(TypeError, match="LineGoal: secondary must be True or False"):
+        bioik.solve(ur5, [goal], **BUDGET)
+    collision = bioik.CollisionAvoidanceGoal()
+    collision.margin = 10**400  # read by the exact collision check, before the problem is prepared
+    with pytest.raises(ValueError, match="CollisionAvoidanceGoal: margin must be finite"):
+        bioik.solve(ur5, [collision], **BUDGET)
+
+
+def test_a_single_goal_with_a_scene_is_named(ur5):
+    with pytest.raises(TypeError, match=r"goals must be a list of goals.*got one PositionGoal"):
+        bioik.solve(ur5, bioik.PositionGoal("tool0", [0.3, 0.1, 0.3]), scene=bioik.Scene())

@@ -113,6 +113,21 @@ def _verdict(verdict: Any) -> bool:
     return bool(verdict)
 
 
+def _check_goals(goals: Any) -> None:
+    """goals must be a non-empty list of goals; a goal whose fields were reassigned since it
+    was built is validated again here, before anything (the problem's key) reads them."""
+    if isinstance(goals, Goal):
+        raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
+    if not isinstance(goals, Sequence) or isinstance(goals, (str, bytes)):
+        raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got {type(goals).__name__}")
+    if not goals:
+        raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
+    for k, g in enumerate(goals):
+        if not isinstance(g, Goal):
+            raise TypeError(f"goals[{k}] is a {type(g).__name__}, not a bioik goal (expected e.g. bioik.PoseGoal(link, pose))")
+        g.refresh()
+
+
 def _family(name: str | None) -> Family:
     name = DEFAULT_SOLVER if name is None else name
     try:
@@ -206,15 +221,7 @@ class Solver:
         return self._prepare(goals)
 
     def _prepare(self, goals: Sequence[Goal]) -> Problem:
-        if isinstance(goals, Goal):
-            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
-        if not goals:
-            raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
-        if not isinstance(goals, Sequence) or isinstance(goals, (str, bytes)):
-            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got {type(goals).__name__}")
-        for k, g in enumerate(goals):
-            if not isinstance(g, Goal):
-                raise TypeError(f"goals[{k}] is a {type(g).__name__}, not a bioik goal (expected e.g. bioik.PoseGoal(link, pose))")
+        _check_goals(goals)
         key = structure_key(goals)
         p = self._prepared.get(key)
         if p is not None:
@@ -288,6 +295,8 @@ class Solver:
 
         Safe to call from several threads at once and from inside a callback: each call
         solves in a workspace of its own."""
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
         idle = self._idle
@@ -394,6 +403,7 @@ class Solver:
         callback with the exact check of every primary collision goal in front of it: an
         answer the spheres pass but the exact geometry does not is rejected, and the search
         goes on (rejection sampling [E 8.1])."""
+        _check_goals(goals)
         goals = list(goals)
         checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         if scene is not None:
