@@ -65,3 +65,12 @@ def test_secondary_must_be_true_or_false(secondary):
 def test_link_and_variable_names_must_be_strings(make):
     with pytest.raises(TypeError, match=r"(link|variable) must be a (link|variable) name \(a str\)"):
         make()
+
+
+def test_weights_and_tolerances_are_kept_as_the_floats_they_were_checked_as():
+    goal = bioik.LineGoal("tool0", np.zeros(3), np.array([0.0, 0.0, 1.0]), weight="2", tolerance=np.float32(0.5))
+    assert type(goal.weight) is float and goal.weight == 2.0
+    assert type(goal.tolerance) is float and goal.tolerance == 0.5
+    goal.weight = "1"  # reassigned: the problem compares weights as numbers
+    goal.refresh()
+    assert type(goal.weight) is float and goal.weight == 1.0

@@ -188,3 +188,13 @@ def test_pose_in_any_array_form_gives_the_same_goal(rng):
         assert g.pose.dtype == np.float64 and g.pose.flags.c_contiguous
         np.testing.assert_array_equal(g.params(None), reference.params(None))
     assert reference.params(None)[7] == 2.0 and not reference.params(None)[8:].any()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"weight": np.array([1.0, 1.0])}, "PoseGoal: weight must be a number"),
+    ({"secondary": np.array([True, False])}, "PoseGoal: secondary must be True or False"),
+    ({"link": ["tip_a"]}, r"PoseGoal: link must be a link name \(a str\)"),
+])
+def test_a_pose_goal_checks_what_is_not_its_defaults(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        PoseGoal(**{"link": "tip_a", "pose": np.eye(4), **kwargs})

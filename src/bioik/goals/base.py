@@ -93,6 +93,8 @@ class Goal:
         if not (np.isfinite(w) and 0.0 <= w <= MAX_WEIGHT):
             raise ValueError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}] (the cost is ‖r‖²·w²: larger "
                              f"weights overflow it or drown every other goal); got {raw!r}")
+        if hasattr(self, "weight"):
+            self.weight = w  # the float the problem computes with ("1" or an int would fail there)
         for name in ("tolerance", "position_tolerance", "rotation_tolerance"):
             tol = getattr(self, name, None)
             if tol is None:
@@ -105,6 +107,7 @@ class Goal:
                 raise TypeError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}") from None
             if not (np.isfinite(t) and t >= 0):
                 raise ValueError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}")
+            setattr(self, name, t)
         secondary = getattr(self, "secondary", False)
         if not isinstance(secondary, (bool, np.bool_)):
             raise TypeError(f"{cls}: secondary must be True or False; got {secondary!r}")

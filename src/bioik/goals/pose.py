@@ -224,8 +224,9 @@ class PoseGoal(Goal):
             rs = float(rs) if isinstance(rs, (int, np.integer, np.floating)) else math.nan
         if not 0 < rs < math.inf:
             raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
-        if self.weight != 1.0 or self.position_tolerance is not None or self.rotation_tolerance is not None:
-            super().__post_init__()
+        if not (type(self.weight) is float and self.weight == 1.0 and self.position_tolerance is None
+                and self.rotation_tolerance is None and type(self.secondary) is bool and type(self.link) is str):
+            super().__post_init__()  # anything but the defaults (and a plain link name) is checked there
         # a C-ordered float64 copy, so later changes to the caller's array do not leak in
         # (`copy` is a third of the time of `np.array(x, dtype=float)` on the common input)
         T = self.pose
