@@ -133,3 +133,11 @@ def test_configurations_that_are_not_finite_numbers_of_the_right_shape_are_named
 def test_extrapolate_takes_a_list_of_links(tree, links):
     with pytest.raises(TypeError, match="links must be a list of link names"):
         tree.extrapolate(np.zeros(4), np.zeros((2, 4)), links)
+
+
+@pytest.mark.parametrize("link", [np.zeros((2, 2)), ["tip_a"], {"tip_a"}])
+def test_a_link_that_is_not_a_name_is_an_unknown_link(tree, link):
+    with pytest.raises(UnknownNameError, match="unknown link"):
+        tree.link_index(link)
+    with pytest.raises(UnknownNameError, match="unknown link"):
+        tree.jacobian(np.zeros(4), link)

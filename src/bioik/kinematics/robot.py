@@ -131,7 +131,7 @@ class Robot:
 
     def link_index(self, link: str) -> int:
         """Position of `link` in `link_names` (error lists the closest names)."""
-        i = self._link_pos.get(link)
+        i = self._link_pos.get(link) if isinstance(link, str) else None  # not a name (a list …): the model names it
         return self.model.link_index(link) if i is None else i
 
     # -- configurations ------------------------------------------------------------
