@@ -157,6 +157,7 @@ class _Workspace:
         """This workspace's copy of the prepared problem for the goals' structure."""
         if type(goals) is list and len(goals) == 1 and type(goals[0]) in _POSE_TYPES:  # the common case, in a loop: a cheaper key
             g = goals[0]
+            g.refresh()  # a link or secondary reassigned since the goal was built is checked before the key reads it
             last = (type(g), g.link, g.secondary)
             if last == self.last:
                 return self.last_problem
@@ -452,6 +453,7 @@ class Solver:
         turn wrapping, exact acceptance) is one compiled call."""
         robot = self.robot
         g = goals[0]
+        row = g.params(robot)  # first: it validates fields reassigned since the goal was built
         if type(g) is PoseGoal:
             pt, rt = g.position_tolerance, g.rotation_tolerance
         else:
@@ -465,10 +467,13 @@ class Solver:
         else:
             # a C-ordered float64 copy (the compiled entry takes no other); `copy` is half
             # the time of `np.array(seed, dtype=np.float64)` on the common input
-            q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
+            try:
+                q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError):  # not numbers
+                q = robot.check(seed, "seed")  # raises, naming what a seed must be
             if q.shape != (robot.dof,):
                 robot.check(seed, "seed")  # raises, naming the expected length
-        found = self._single(problem.ibuf, problem.fbuf, g.params(robot), q, ws.io, *self.family.single_pose_extra)
+        found = self._single(problem.ibuf, problem.fbuf, row, q, ws.io, *self.family.single_pose_extra)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g
