@@ -20,6 +20,7 @@ def tree():
     (np.inf, "joint 'j3' is inf; expected a finite number within its limits [-1.5, 1.5]"),
     (-np.inf, "joint 'j3' is -inf; expected a finite number within its limits"),
     (1.6, "joint 'j3' is 1.6; expected a finite number within its limits [-1.5, 1.5]"),
+    (10**400, "joint 'j3' is inf; expected a finite number within its limits [-1.5, 1.5]"),
     ("left", "joint 'j3' is 'left'; expected a number"),
     (None, "joint 'j3' is None; expected a number"),
 ])

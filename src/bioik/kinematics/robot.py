@@ -267,6 +267,8 @@ def _frozen(model: RobotModel, full: np.ndarray, values: Mapping[str, Any]) -> n
         v = model.variables[i]
         try:
             x = float(value)
+        except OverflowError:  # an int past the float range
+            x = math.inf
         except (TypeError, ValueError):
             raise ValueError(f"frozen value of joint {name!r} is {value!r}; expected a number") from None
         if not v.lower <= x <= v.upper:  # NaN fails too
