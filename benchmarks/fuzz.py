@@ -1085,6 +1085,13 @@ def _mimic_chain(n: int) -> str:
 VISUAL = '<visual><geometry><sphere radius="0.01"/></geometry></visual>'
 
 
+def _swap(text: str, old: str, new: str) -> str:
+    """text with `old` (which must be there: a case that changes nothing tests nothing) replaced by `new`."""
+    if old not in text:
+        raise RuntimeError(f"fuzz: {old!r} is not in the text to change")
+    return text.replace(old, new)
+
+
 def big_sources(rng) -> list[tuple[str, Callable[[], object], float]]:
     """(description, source maker, time limit) of each large case. Loading is linear in the
     links, at ~1 ms a link (yourdfpy's parse and bioik's FK program): 250,000 of them take
@@ -1096,23 +1103,22 @@ def big_sources(rng) -> list[tuple[str, Callable[[], object], float]]:
         ("5,000-link snake (text)", lambda: snake_urdf(5000), BIG_LIMIT),
         ("5,000-joint random tree", lambda: tree_urdf(rng, 5000, 0.05), BIG_LIMIT),
         ("5,000-link chain of mimics", lambda: _mimic_chain(5000), BIG_LIMIT),
-        ("5,000-link chain with a cycle at the end",
-         lambda: _chain_links(5000).replace('<parent link="0"/>', '<parent link="5000"/>'), BIG_LIMIT),
-        ("5,000-link chain truncated", lambda: _chain_links(5000)[: -int(rng.integers(10, 5000))], BIG_LIMIT),
-        ("50 MB: ur5 padded by a comment", lambda: body.replace("<robot", "<!--" + "x" * size + "-->\n<robot", 1), BIG_LIMIT),
-        ("50 MB: ur5 padded by whitespace", lambda: body.replace("</robot>", " " * size + "</robot>"), BIG_LIMIT),
-        ("50 MB: a link name", lambda: body.replace('name="ee_link"', 'name="' + "n" * size + '"'), BIG_LIMIT),
-        ("50 MB: a number", lambda: body.replace('xyz="0 0 0.089159"', 'xyz="0 0 0.' + "0" * size + '1"'), BIG_LIMIT),
-        ("50 MB: 250,000-link chain", partial(_chain_links, 250_000), 900.0),
-        ("50 MB: 5,000-link chain with 10 kB names", partial(_chain_links, 5000, 10_000), BIG_LIMIT),
-        ("50 MB: a link with 250,000 visuals",
-         lambda: body.replace('<link name="ee_link"/>', f'<link name="ee_link">{VISUAL * (size // len(VISUAL))}</link>'),
+        ("5,000-link chain with a cycle at the end", lambda: _swap(_chain_links(5000), '<parent link="0"/>', '<parent link="5000"/>'),
          BIG_LIMIT),
+        ("5,000-link chain truncated", lambda: _chain_links(5000)[: -int(rng.integers(10, 5000))], BIG_LIMIT),
+        ("50 MB: ur5 padded by a comment", lambda: _swap(body, "<robot", f"<!--{'x' * size}-->\n<robot"), BIG_LIMIT),
+        ("50 MB: ur5 padded by whitespace", lambda: _swap(body, "</robot>", " " * size + "</robot>"), BIG_LIMIT),
+        ("50 MB: a 25 MB link name (twice)", lambda: _swap(body, '"tool0"', f'"{"n" * (size // 2)}"'), BIG_LIMIT),
+        ("50 MB: a number", lambda: _swap(body, 'xyz="0 0 0.089159"', f'xyz="0 0 0.{"0" * size}1"'), BIG_LIMIT),
+        ("50 MB: 250,000-link chain", partial(_chain_links, 250_000), 900.0),
+        ("50 MB: 5,000-link chain with 3 kB names", partial(_chain_links, 5000, 3_500), BIG_LIMIT),
+        ("50 MB: a link with 800,000 visuals",
+         lambda: _swap(body, '<link name="tool0"/>', f'<link name="tool0">{VISUAL * (size // len(VISUAL))}</link>'), BIG_LIMIT),
         ("50 MB: ur5 in UTF-16 padded by a comment",
-         lambda: body.replace("<robot", "<!--" + "x" * (size // 2) + "-->\n<robot", 1).encode("utf-16"), BIG_LIMIT),
-        ("nested 100,000 deep", lambda: body.replace("</robot>", "<a>" * 100_000 + "</a>" * 100_000 + "</robot>"), BIG_LIMIT),
+         lambda: _swap(body, "<robot", f"<!--{'x' * (size // 2)}-->\n<robot").encode("utf-16"), BIG_LIMIT),
+        ("nested 100,000 deep", lambda: _swap(body, "</robot>", "<a>" * 100_000 + "</a>" * 100_000 + "</robot>"), BIG_LIMIT),
         ("10 MB: 1,000,000 attributes on a link",
-         lambda: body.replace('<link name="base_link"', '<link name="base_link" ' + " ".join(f'a{i}="1"' for i in range(10**6))),
+         lambda: _swap(body, '<link name="base_link"', '<link name="base_link" ' + " ".join(f'a{i}="1"' for i in range(10**6))),
          BIG_LIMIT),
         ("snake5000 by name", lambda: "snake5000", BIG_LIMIT),
     ]
