@@ -135,6 +135,7 @@ def test_self_collision_only(ur5):
         ({"epsilon": 0.0}, "epsilon"),
         ({"margin": float("nan")}, "margin"),
         ({"allowed": [("base_link",)]}, "pairs"),
+        ({"allowed": 5}, "allowed must be a list of .link, obstacle. name pairs"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, match):

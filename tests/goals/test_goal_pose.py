@@ -137,6 +137,7 @@ def test_joint_goal_acceptance(rng):
         (lambda: OrientationGoal("tip_a", 2 * np.eye(3)), "OrientationGoal: rotation matrix is not orthonormal"),
         (lambda: OrientationGoal("tip_a", (1.0, np.nan, 0.0, 0.0)), "OrientationGoal: rotation"),
         (lambda: JointVariableGoal("j1", np.nan), "JointVariableGoal: value must be finite"),
+        (lambda: JointVariableGoal("j1", "abc"), "JointVariableGoal: value must be a number; got 'abc'"),
         (lambda: CenterJointsGoal(weight=-1.0), "CenterJointsGoal: weight"),
     ],
 )
@@ -187,3 +188,38 @@ def test_pose_in_any_array_form_gives_the_same_goal(rng):
         assert g.pose.dtype == np.float64 and g.pose.flags.c_contiguous
         np.testing.assert_array_equal(g.params(None), reference.params(None))
     assert reference.params(None)[7] == 2.0 and not reference.params(None)[8:].any()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"weight": np.array([1.0, 1.0])}, "PoseGoal: weight must be a number"),
+    ({"secondary": np.array([True, False])}, "PoseGoal: secondary must be True or False"),
+    ({"link": ["tip_a"]}, r"PoseGoal: link must be a link name \(a str\)"),
+])
+def test_a_pose_goal_checks_what_is_not_its_defaults(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        PoseGoal(**{"link": "tip_a", "pose": np.eye(4), **kwargs})
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: PoseGoal("tip_a", object()), "PoseGoal: pose must be a 4×4 homogeneous matrix; got <object"),
+    (lambda: PoseGoal("tip_a", ""), "PoseGoal: pose must be a 4×4"),
+    (lambda: PoseGoal("tip_a", np.eye(4), rotation_scale=10**400), "PoseGoal: rotation_scale must be a finite number > 0"),
+    (lambda: OrientationGoal("tip_a", [object()] * 4), "OrientationGoal: rotation must be a 3×3 matrix or a quaternion"),
+    (lambda: OrientationGoal("tip_a", [10**400, 0, 0, 0]), "OrientationGoal: rotation must be a 3×3 matrix or a quaternion"),
+])
+def test_targets_that_are_not_numbers_are_named(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize("make", [lambda: PositionGoal("tip_a", np.zeros(3)), lambda: OrientationGoal("tip_a", np.eye(3)),
+                                  lambda: PoseGoal("tip_a", np.eye(4))])
+@pytest.mark.parametrize("field, value, error", [("weight", [], TypeError), ("link", ["tip_a"], TypeError),
+                                                 ("secondary", np.ones(2), TypeError)])
+def test_every_reassigned_field_of_a_pose_type_goal_is_checked_again(make, field, value, error):
+    goal = make()
+    setattr(goal, field, value)
+    with pytest.raises(error, match=f"{type(goal).__name__}: {field} must be"):
+        goal.refresh()
+    with pytest.raises(error, match=f"{field} must be"):
+        goal.params(None)

@@ -78,3 +78,8 @@ def test_undeclared_entity_reference_is_refused():
 def test_plain_dtd_and_character_references_still_load():
     urdf = '<!DOCTYPE robot [<!ELEMENT robot ANY>]><robot name="a&amp;b&#65;"><link name="a"/></robot>'
     assert parse_urdf(urdf).name == "a&bA"
+
+
+def test_a_path_too_long_for_the_file_system_does_not_exist():
+    with pytest.raises(URDFError, match="URDF file 'xxx.* does not exist"):
+        parse_urdf("x" * 5000 + ".urdf")

@@ -1,5 +1,8 @@
 """Every bundled robot: FK matches yourdfpy for every link; names, groups and limits; the
-robots with a planar or floating base joint solve reachable targets in every group."""
+robots with a planar or floating base joint solve reachable targets in every group; and
+the sources `load_robot` refuses by name."""
+
+import io
 
 import numpy as np
 import pytest
@@ -7,6 +10,7 @@ import yourdfpy
 from scipy.spatial.transform import Rotation
 
 import bioik
+from bioik.model import URDFError, UnknownNameError
 from bioik.kinematics.robot import UNBOUNDED_SAMPLE
 from bioik.model.robot_model import PRISMATIC
 
@@ -128,3 +132,23 @@ def test_planar_and_floating_base_robots_solve_reachable_targets_in_every_group(
         assert robot.within_limits(res.q)
         solved += res.success
     assert solved >= 9
+
+
+@pytest.mark.parametrize("source", [[b"<robot/>"], 42, None, io.StringIO("<robot/>")])
+def test_load_robot_names_what_it_takes_for_other_objects(source):
+    with pytest.raises(TypeError, match="cannot load a robot from a .*; expected a bundled robot name, snakeN, a URDF path"):
+        bioik.load_robot(source)
+
+
+def test_a_name_too_long_for_a_path_is_an_unknown_robot_or_a_missing_file():
+    with pytest.raises(UnknownNameError, match="unknown robot 'xxxx"):
+        bioik.load_robot("x" * 5000)
+    with pytest.raises(URDFError, match="does not exist"):
+        bioik.load_robot("x" * 5000 + ".urdf")
+
+
+def test_a_snake_too_long_to_build_is_refused_not_built():
+    with pytest.raises(ValueError, match=r"snake: n must be a whole number of joints in \[1, 100000\]; got 99999999999"):
+        bioik.load_robot("snake99999999999")
+    with pytest.raises(ValueError, match="n must be a whole number of joints"):
+        bioik.robots.snake(10**400)

@@ -16,7 +16,7 @@ import pytest
 import yourdfpy
 
 from bioik.robots.catalog import ROBOTS
-from bioik.robots.snake import snake_groups, snake_urdf
+from bioik.robots.snake import MAX_JOINTS, snake_groups, snake_urdf
 
 URDF_DIR = Path(__file__).resolve().parents[2] / "src" / "bioik" / "robots" / "urdf"
 PI = math.pi
@@ -431,3 +431,5 @@ def test_snake_link_length_and_validation():
     for bad in (0.0, -0.1, float("inf"), float("nan"), "0.1"):
         with pytest.raises(ValueError, match="link_length"):
             snake_urdf(3, bad)
+    with pytest.raises(ValueError, match=r"n must be a whole number of joints in \[1, 100000\]"):
+        snake_urdf(MAX_JOINTS + 1)

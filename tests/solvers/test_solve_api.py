@@ -337,3 +337,43 @@ def test_a_callback_must_answer_true_or_false(ur5, rng):
         bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: 1, **BUDGET)
     res = bioik.solve(ur5, [bioik.PoseGoal("tool0", T)], callback=lambda q: np.bool_(True), **BUDGET)
     assert res.success and res.callback_calls == 1
+
+
+@pytest.mark.parametrize("callback", [5, "accept", [lambda q: True]])
+def test_a_callback_that_is_not_a_function_is_named(ur5, rng, callback):
+    with pytest.raises(TypeError, match=f"callback must be a function q -> True .accept. or False .reject., or None; got {type(callback).__name__}"):
+        bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], callback=callback, **BUDGET)
+
+
+def test_fields_reassigned_since_the_goal_was_built_are_checked_before_the_solve_reads_them(ur5, rng):
+    goal = bioik.LineGoal("tool0", np.zeros(3), np.array([0.0, 0.0, 1.0]))
+    goal.secondary = np.array([True, False])  # read by the prepared problem's key
+    with pytest.raises(TypeError, match="LineGoal: secondary must be True or False"):
+        bioik.solve(ur5, [goal], **BUDGET)
+    collision = bioik.CollisionAvoidanceGoal()
+    collision.margin = 10**400  # read by the exact collision check, before the problem is prepared
+    with pytest.raises(ValueError, match="CollisionAvoidanceGoal: margin must be finite"):
+        bioik.solve(ur5, [collision], **BUDGET)
+
+
+def test_a_single_goal_with_a_scene_is_named(ur5):
+    with pytest.raises(TypeError, match=r"goals must be a list of goals.*got one PositionGoal"):
+        bioik.solve(ur5, bioik.PositionGoal("tool0", [0.3, 0.1, 0.3]), scene=bioik.Scene())
+
+
+@pytest.mark.parametrize("seed", [1 + 2j, [10**400, 0, 0, 0, 0, 0], "abc"])
+def test_a_seed_that_is_not_numbers_is_named_on_the_one_call_path(ur5, rng, seed):
+    with pytest.raises(ValueError, match="seed must be 6 numbers"):
+        bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], seed=seed, solver="lm", **BUDGET)
+
+
+@pytest.mark.parametrize("solver", ["lm", "optlib_lbfgsb"])  # the one-call path and the general one
+def test_a_pose_goal_field_reassigned_between_solves_is_checked(ur5, rng, solver):
+    goal = bioik.PositionGoal("tool0", target(ur5, rng)[:3, 3])
+    assert bioik.solve(ur5, [goal], solver=solver, **BUDGET).success
+    goal.weight = []
+    with pytest.raises(TypeError, match="PositionGoal: weight must be a number"):
+        bioik.solve(ur5, [goal], solver=solver, **BUDGET)
+    goal.weight, goal.link = 1.0, np.array(["tool0", "tool0"])  # the one-call path keys its problem by the link
+    with pytest.raises(TypeError, match="PositionGoal: link must be a link name"):
+        bioik.solve(ur5, [goal], solver=solver, **BUDGET)

@@ -86,21 +86,35 @@ class Goal:
         raw = getattr(self, "weight", 1.0)
         try:
             w = float(raw)
+        except OverflowError:  # an int past the float range
+            w = np.inf
         except (TypeError, ValueError):
             raise TypeError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}]; got {raw!r}") from None
         if not (np.isfinite(w) and 0.0 <= w <= MAX_WEIGHT):
             raise ValueError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}] (the cost is ‖r‖²·w²: larger "
                              f"weights overflow it or drown every other goal); got {raw!r}")
+        if hasattr(self, "weight"):
+            self.weight = w  # the float the problem computes with ("1" or an int would fail there)
         for name in ("tolerance", "position_tolerance", "rotation_tolerance"):
             tol = getattr(self, name, None)
             if tol is None:
                 continue
             try:
                 t = float(tol)
+            except OverflowError:
+                t = np.inf
             except (TypeError, ValueError):
                 raise TypeError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}") from None
             if not (np.isfinite(t) and t >= 0):
                 raise ValueError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}")
+            setattr(self, name, t)
+        secondary = getattr(self, "secondary", False)
+        if not isinstance(secondary, (bool, np.bool_)):
+            raise TypeError(f"{cls}: secondary must be True or False; got {secondary!r}")
+        for name in ("link", "variable"):  # the names that key the prepared problem
+            value = getattr(self, name, "")
+            if not isinstance(value, str):
+                raise TypeError(f"{cls}: {name} must be a {name} name (a str); got {value!r}")
 
     def links_for(self, robot: Robot) -> tuple[str, ...]:
         """Links the goal reads on `robot` (the same as `links` unless they depend on the
@@ -156,7 +170,7 @@ def finite_vector(x, n: int, what: str, goal: str) -> np.ndarray:
     and field."""
     try:
         v = np.array(x, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int past the float range
         raise ValueError(f"{goal}: {what} must be {n} numbers; got {x!r}") from None
     if v.shape != (n,):
         raise ValueError(f"{goal}: {what} must be {n} numbers; got shape {np.shape(x)}")
@@ -169,6 +183,8 @@ def finite_number(x, what: str, goal: str, minimum: float = -np.inf) -> float:
     """x as a finite float ≥ minimum, or a ValueError naming the goal and field."""
     try:
         v = float(x)
+    except OverflowError:  # an int past the float range
+        v = np.inf
     except (TypeError, ValueError):
         raise ValueError(f"{goal}: {what} must be a number; got {x!r}") from None
     if not np.isfinite(v):

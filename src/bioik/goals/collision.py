@@ -29,7 +29,7 @@ from the other sphere), so ∂pen/∂q = −nᵀ·J_v + (n × (c − p))ᵀ·J_�
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -169,6 +169,8 @@ class CollisionAvoidanceGoal(Goal):
             raise TypeError(f"CollisionAvoidanceGoal: scene must be a bioik.Scene or None; got {type(self.scene).__name__}")
         self.margin = finite_number(self.margin, "margin", "CollisionAvoidanceGoal", 0.0)
         self.epsilon = finite_number(self.epsilon, "epsilon", "CollisionAvoidanceGoal", 1e-9)
+        if not isinstance(self.allowed, Iterable):
+            raise TypeError(f"CollisionAvoidanceGoal: allowed must be a list of (link, obstacle) name pairs; got {self.allowed!r}")
         pairs = []
         for pair in self.allowed:
             if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):

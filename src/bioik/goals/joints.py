@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import AVOID_JOINT_LIMITS, N_PARAMS, Goal
+from bioik.goals.base import AVOID_JOINT_LIMITS, N_PARAMS, Goal, finite_number
 from bioik.goals.registry import PER_VARIABLE
 from bioik.kinematics.frames import JIT
 
@@ -82,8 +82,7 @@ class JointVariableGoal(Goal):
 
     def __post_init__(self):
         super().__post_init__()
-        if not np.isfinite(self.value):
-            raise ValueError(f"JointVariableGoal: value must be finite; got {self.value}")
+        self.value = finite_number(self.value, "value", "JointVariableGoal")
 
     def params(self, robot):
         p = np.zeros(N_PARAMS)

@@ -19,7 +19,10 @@ from bioik.kinematics.frames import JIT, qmul, qrot, quat_from_matrix
 
 def goal_quaternion(rotation, goal: str) -> np.ndarray:
     """A unit quaternion (w, x, y, z) from a 3×3 rotation matrix or a quaternion."""
-    r = np.asarray(rotation, dtype=float)
+    try:
+        r = np.asarray(rotation, dtype=float)
+    except (TypeError, ValueError, OverflowError):  # not numbers (OverflowError: an int past the float range)
+        raise ValueError(f"{goal}: rotation must be a 3×3 matrix or a quaternion w, x, y, z; got {rotation!r}") from None
     if r.shape == (3, 3):
         if not np.all(np.isfinite(r)):
             raise ValueError(f"{goal}: rotation contains NaN or inf")
@@ -139,6 +142,15 @@ def pose_residual(p, f, r, A, B):
     return 7
 
 
+def _reassigned(goal: PositionGoal | OrientationGoal, target) -> bool:
+    """Whether the goal's `target` (its position or rotation), weight, link, secondary or
+    tolerance is not the object its last check saw: identity tests only, as `params` runs
+    this in every solve."""
+    checked_target, weight, link, secondary, tolerance = goal._checked
+    return (target is not checked_target or goal.weight is not weight or goal.link is not link
+            or goal.secondary is not secondary or goal.tolerance is not tolerance)
+
+
 @dataclass
 class PositionGoal(Goal):
     """Bring the origin of `link` to `position` (base frame): c = ‖p_E − p_G‖²."""
@@ -151,19 +163,24 @@ class PositionGoal(Goal):
     kind = POSITION
     size = 3
     kernel = position_residual
-    watch_fields = False  # `params` checks the position itself
+    watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
     def __post_init__(self):
         super().__post_init__()
-        self.position = self._position = finite_vector(self.position, 3, "position", "PositionGoal")
+        self.position = finite_vector(self.position, 3, "position", "PositionGoal")
+        self._checked = (self.position, self.weight, self.link, self.secondary, self.tolerance)
+
+    def refresh(self) -> None:
+        """Validate again if a field was reassigned since the last check."""
+        if _reassigned(self, self.position):
+            self.__post_init__()
 
     @property
     def links(self):
         return (self.link,)
 
     def params(self, robot):
-        if self.position is not self._position:  # reassigned: validate again
-            self.__post_init__()
+        self.refresh()
         p = np.zeros(N_PARAMS)
         p[0:3] = self.position
         return p
@@ -181,20 +198,25 @@ class OrientationGoal(Goal):
     kind = ORIENTATION
     size = 4
     kernel = orientation_residual
-    watch_fields = False  # `params` checks the rotation itself
+    watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
     def __post_init__(self):
         super().__post_init__()
         self.quaternion = goal_quaternion(self.rotation, "OrientationGoal")
-        self.rotation = self._rotation = read_only(np.array(self.rotation, dtype=float))
+        self.rotation = read_only(np.array(self.rotation, dtype=float))
+        self._checked = (self.rotation, self.weight, self.link, self.secondary, self.tolerance)
+
+    def refresh(self) -> None:
+        """Validate and convert again if a field was reassigned since the last check."""
+        if _reassigned(self, self.rotation):
+            self.__post_init__()
 
     @property
     def links(self):
         return (self.link,)
 
     def params(self, robot):
-        if self.rotation is not self._rotation:  # reassigned: validate and convert again
-            self.__post_init__()
+        self.refresh()
         p = np.zeros(N_PARAMS)
         p[3:7] = self.quaternion
         return p
@@ -215,21 +237,28 @@ class PoseGoal(Goal):
     kind = POSE
     size = 7
     kernel = pose_residual
-    watch_fields = False  # `params` checks the pose and rotation scale itself
+    watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
     def __post_init__(self):
         # validation and conversion in one compiled call: users build these in loops
         rs = self.rotation_scale
         if type(rs) is not float:
-            rs = float(rs) if isinstance(rs, (int, np.integer, np.floating)) else math.nan
+            try:
+                rs = float(rs) if isinstance(rs, (int, np.integer, np.floating)) else math.nan
+            except OverflowError:  # an int past the float range
+                rs = math.inf
         if not 0 < rs < math.inf:
             raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
-        if self.weight != 1.0 or self.position_tolerance is not None or self.rotation_tolerance is not None:
-            super().__post_init__()
+        if not (type(self.weight) is float and self.weight == 1.0 and self.position_tolerance is None
+                and self.rotation_tolerance is None and type(self.secondary) is bool and type(self.link) is str):
+            super().__post_init__()  # anything but the defaults (and a plain link name) is checked there
         # a C-ordered float64 copy, so later changes to the caller's array do not leak in
         # (`copy` is a third of the time of `np.array(x, dtype=float)` on the common input)
         T = self.pose
-        T = T.copy() if type(T) is np.ndarray and T.dtype is _F64 else np.array(T, dtype=float)
+        try:
+            T = T.copy() if type(T) is np.ndarray and T.dtype is _F64 else np.array(T, dtype=float)
+        except (TypeError, ValueError, OverflowError):  # not numbers (OverflowError: an int past the float range)
+            raise ValueError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got {T!r}") from None
         if T.shape != (4, 4):
             raise ValueError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got shape {T.shape}")
         row = np.empty(N_PARAMS)
@@ -239,8 +268,17 @@ class PoseGoal(Goal):
         if code:
             raise ValueError(f"PoseGoal: {_POSE_ERRORS[code]}")
         self._row = row
-        self.pose = self._pose = read_only(T)
-        self._rotation_scale = self.rotation_scale
+        self.pose = read_only(T)
+        self._checked = (self.pose, self.rotation_scale, self.weight, self.link, self.secondary, self.position_tolerance,
+                         self.rotation_tolerance)
+
+    def refresh(self) -> None:
+        """Validate and convert again if a field was reassigned since the last check (identity tests)."""
+        pose, rotation_scale, weight, link, secondary, position_tolerance, rotation_tolerance = self._checked
+        if (self.pose is not pose or self.rotation_scale is not rotation_scale or self.weight is not weight or self.link is not link
+                or self.secondary is not secondary or self.position_tolerance is not position_tolerance
+                or self.rotation_tolerance is not rotation_tolerance):
+            self.__post_init__()
 
     @property
     def position(self) -> np.ndarray:
@@ -256,8 +294,7 @@ class PoseGoal(Goal):
         return (self.link,)
 
     def params(self, robot):
-        if self.pose is not self._pose or self.rotation_scale is not self._rotation_scale:
-            self.__post_init__()  # a field was reassigned: validate and convert again
+        self.refresh()
         return self._row
 
 

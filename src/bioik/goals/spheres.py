@@ -53,7 +53,12 @@ def per_robot(cache: dict, robot: Robot, make: Callable[[Robot], T], *fields) ->
 
 def cover(spheres: SphereModel | None, robot: Robot) -> SphereModel:
     """A goal's own sphere cover, or the robot's default one."""
-    return spheres if spheres is not None else sphere_model(robot)
+    if spheres is None:
+        return sphere_model(robot)
+    if not isinstance(spheres, SphereModel):
+        raise TypeError(f"a goal's spheres must be a SphereModel (bioik.collision.sphere_model(robot, ...)) or None; "
+                        f"got {type(spheres).__name__}")
+    return spheres
 
 
 def link_slot(model: SphereModel, link: str, goal: str) -> int:

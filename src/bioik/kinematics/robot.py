@@ -10,6 +10,7 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -117,6 +118,8 @@ class Robot:
 
     def with_frozen(self, values: Mapping[str, float]) -> Robot:
         """The same group with other values for the joints outside it."""
+        if not isinstance(values, Mapping):
+            raise TypeError(f"with_frozen takes a dict of joint values by variable name; got {type(values).__name__} {values!r}")
         frozen = _frozen(self.model, self.frozen, values)
         return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source,
                      srdf=self.srdf)
@@ -128,7 +131,7 @@ class Robot:
 
     def link_index(self, link: str) -> int:
         """Position of `link` in `link_names` (error lists the closest names)."""
-        i = self._link_pos.get(link)
+        i = self._link_pos.get(link) if isinstance(link, str) else None  # not a name (a list …): the model names it
         return self.model.link_index(link) if i is None else i
 
     # -- configurations ------------------------------------------------------------
@@ -145,8 +148,14 @@ class Robot:
         return np.clip(q, self.lower, self.upper)
 
     def random_configuration(self, rng: np.random.Generator | int | None = None, n: int | None = None) -> np.ndarray:
-        """Uniform configurations within limits (within `sample_lower/upper` if unbounded)."""
-        rng = np.random.default_rng(rng)
+        """Uniform configurations within limits (within `sample_lower/upper` if unbounded):
+        one (n None) or an (n, dof) batch; rng: a numpy Generator, a seed or None."""
+        if n is not None and (isinstance(n, bool) or not isinstance(n, Integral) or n < 0):
+            raise ValueError(f"n must be None (one configuration) or a whole number >= 0; got {n!r}")
+        try:
+            rng = np.random.default_rng(rng)
+        except (TypeError, ValueError):
+            raise ValueError(f"rng must be a numpy Generator, a seed (a whole number >= 0) or None; got {rng!r}") from None
         size = (self.dof,) if n is None else (n, self.dof)
         return rng.uniform(self.sample_lower, self.sample_upper, size=size)
 
@@ -174,13 +183,7 @@ class Robot:
 
     def fk(self, Q: Any, links: Sequence[str] | None = None) -> np.ndarray:
         """Poses of `links` (default: all) for a batch Q (N, dof) → (N, L, 4, 4); q (dof,) → (L, 4, 4)."""
-        Q = np.asarray(Q, dtype=float)
-        single = Q.ndim == 1
-        Q2 = np.atleast_2d(Q)
-        if Q2.ndim != 2 or Q2.shape[1] != self.dof:
-            raise ValueError(f"configurations must have shape (N, {self.dof}) or ({self.dof},); got {Q.shape}")
-        if not np.all(np.isfinite(Q2)):
-            raise ValueError("configurations contain NaN or inf")
+        Q2, single = _batch(Q, self.dof)
         idx = np.arange(len(self.link_names)) if links is None else np.array([self.link_index(l) for l in links], dtype=np.int64)
         out = np.empty((len(Q2), len(idx), 4, 4))
         p = self.program
@@ -206,7 +209,9 @@ class Robot:
         from bioik.kinematics.frames import matrix_from_frame
 
         q0 = self.check(q0)
-        Q = np.atleast_2d(np.asarray(Q, dtype=float))
+        Q, _ = _batch(Q, self.dof)
+        if isinstance(links, str) or not isinstance(links, Sequence):
+            raise TypeError(f"links must be a list of link names; got {links!r}")
         p = self.program_for(links)
         frames0 = np.empty((len(links), 7))
         seg = np.empty((max(p.n_segments, 1), 7))
@@ -226,7 +231,7 @@ class Robot:
 def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np.ndarray:
     try:
         v = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int past the float range
         raise ValueError(f"{what} must be {n} numbers; got {x!r}") from None
     if v.shape != (n,):
         hint = f" ({', '.join(names)})" if names is not None and n <= 12 else ""
@@ -235,6 +240,21 @@ def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np
         bad = [names[i] if names is not None else str(i) for i in np.flatnonzero(~np.isfinite(v))]
         raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
     return v
+
+
+def _batch(Q: Any, dof: int) -> tuple[np.ndarray, bool]:
+    """(configurations Q as finite floats (N, dof), whether Q was one configuration (dof,));
+    ValueError for anything else."""
+    try:
+        v = np.asarray(Q, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"configurations must be numbers of shape (N, {dof}) or ({dof},); got {Q!r}") from None
+    Q2 = np.atleast_2d(v)
+    if Q2.ndim != 2 or Q2.shape[1] != dof:
+        raise ValueError(f"configurations must have shape (N, {dof}) or ({dof},); got {v.shape}")
+    if not np.all(np.isfinite(Q2)):
+        raise ValueError("configurations contain NaN or inf")
+    return Q2, v.ndim == 1
 
 
 def _frozen(model: RobotModel, full: np.ndarray, values: Mapping[str, Any]) -> np.ndarray:
@@ -249,6 +269,8 @@ def _frozen(model: RobotModel, full: np.ndarray, values: Mapping[str, Any]) -> n
         v = model.variables[i]
         try:
             x = float(value)
+        except OverflowError:  # an int past the float range
+            x = math.inf
         except (TypeError, ValueError):
             raise ValueError(f"frozen value of joint {name!r} is {value!r}; expected a number") from None
         if not v.lower <= x <= v.upper:  # NaN fails too

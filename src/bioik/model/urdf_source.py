@@ -36,9 +36,18 @@ def read_source(source: str | bytes | bytearray | os.PathLike) -> tuple[bytes, s
     if not isinstance(source, (str, os.PathLike)):
         raise URDFError(f"cannot load a URDF from a {type(source).__name__}; expected a path, URDF text (str) or URDF bytes")
     path = Path(source)
-    if not path.is_file():
+    if not is_file(path):
         raise URDFError(f"URDF file {str(path)!r} does not exist (expected a URDF path, URDF text or a bundled robot name)")
     return _trim(path.read_bytes()), str(path), path.resolve().parent
+
+
+def is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name no file can have (pathlib raises for one
+    too long, where it would otherwise say that nothing is there)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def looks_like_text(source: object) -> bool:

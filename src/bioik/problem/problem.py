@@ -40,6 +40,7 @@ class Problem:
         for g in goals:
             if not isinstance(g, Goal):
                 raise TypeError(f"{g!r} is not a bioik goal (expected e.g. bioik.PoseGoal)")
+            g.refresh()  # fields reassigned since the goal was built are checked before the key reads them
         self.robot = robot
         self.key = structure_key(goals)
         goal_links = [g.links_for(robot) for g in goals]
@@ -127,12 +128,13 @@ class Problem:
         ratios matter to the answer, and the searches' damping and stall tests are tuned
         for weights near 1 (lm failed every reachable pose at a weight of 1e-6)."""
         robot, gf_rows, gw, gt_rows = self.robot, self._gf_rows, self.gw, self._gt_rows
+        for g in goals:
+            g.refresh()  # fields reassigned since the goal was built are checked before they are read
         top = max([g.weight for g in goals if not g.is_secondary], default=0.0)
         #: Factor from the goals' weights to the ones the solvers see (costs in `accept` are
         #: converted back, so they stay in the user's units).
         self.weight_scale = scale = 1.0 / top if top > 0.0 else 1.0
         for k, g in enumerate(goals):
-            g.refresh()
             row = g.params(robot)
             gf_rows[k][: len(row)] = row  # the rest of a row stays 0: its length is fixed by the structure
             gw[k] = g.weight * scale

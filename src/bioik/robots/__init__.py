@@ -18,7 +18,7 @@ from bioik.model.group import GroupSpec
 from bioik.model.names import UnknownNameError, suggest
 from bioik.model.robot_model import RobotModel
 from bioik.model.urdf import parse_urdf
-from bioik.model.urdf_source import looks_like_text
+from bioik.model.urdf_source import is_file, looks_like_text
 from bioik.robots.catalog import ROBOTS
 from bioik.robots.snake import snake_groups, snake_urdf
 
@@ -77,8 +77,11 @@ def _load(x, group, frozen, mesh_dirs, allow_outside) -> Robot:
         return Robot(model, group, groups=entry["groups"], default_group=entry["default_group"], frozen=frozen, source=x)
     if looks_like_text(x):
         return Robot(parse_urdf(x, mesh_dirs=mesh_dirs, allow_outside=allow_outside), group, frozen=frozen)
+    if not isinstance(x, (str, os.PathLike)):
+        raise TypeError(f"cannot load a robot from a {type(x).__name__}; expected a bundled robot name, snakeN, "
+                        "a URDF path, URDF text or bytes, or a RobotModel")
     text = str(x)
-    if not Path(text).exists() and "/" not in text and not text.endswith(".urdf"):
+    if not is_file(Path(text)) and "/" not in text and not text.endswith(".urdf"):
         m = re.fullmatch(r"snake(\d+)", text)
         if m is not None:
             if int(m.group(1)) < 1:

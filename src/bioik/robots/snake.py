@@ -18,6 +18,10 @@ from numbers import Integral, Real
 LINEAR_DENSITY = 1.0
 #: Largest capsule radius [m]; shorter links get radius 0.3 * link_length.
 MAX_RADIUS = 0.02
+#: Most joints a snake may have: its URDF is ~1.6 kB per joint and loads in ~1 ms per
+#: joint, so 10^5 joints take minutes; a larger n (a typo, "snake99999999999") would run
+#: until memory is gone instead of being refused.
+MAX_JOINTS = 100_000
 
 
 def _num(x: float) -> str:
@@ -29,10 +33,9 @@ def snake_urdf(n: int, link_length: float | None = None) -> str:
     """URDF text of an n-joint chain: base ``base``, tip ``tip``, joints ``joint_0..joint_{n-1}``.
 
     ``link_length`` defaults to 1/n, so the chain is 1 m long. Raises ValueError for an n that
-    is not a whole number >= 1 or a link length that is not a finite number > 0.
+    is not a whole number in [1, MAX_JOINTS] or a link length that is not a finite number > 0.
     """
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"snake: n must be a whole number of joints >= 1; got {n!r}")
+    _check_joints(n)
     n = int(n)
     if link_length is None:
         length = 1.0 / n
@@ -91,6 +94,10 @@ def snake_urdf(n: int, link_length: float | None = None) -> str:
 
 def snake_groups(n: int) -> dict[str, dict]:
     """Groups of ``snake_urdf(n)`` (catalog shape): ``"chain"`` = base → tip, the default group."""
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"snake: n must be a whole number of joints >= 1; got {n!r}")
+    _check_joints(n)
     return {"chain": {"chains": [["base", "tip"]]}}
+
+
+def _check_joints(n: object) -> None:
+    if isinstance(n, bool) or not isinstance(n, Integral) or not 1 <= n <= MAX_JOINTS:
+        raise ValueError(f"snake: n must be a whole number of joints in [1, {MAX_JOINTS}]; got {n!r}")

@@ -115,6 +115,21 @@ def _verdict(verdict: Any) -> bool:
     return bool(verdict)
 
 
+def _check_goals(goals: Any) -> None:
+    """goals must be a non-empty list of goals; a goal whose fields were reassigned since it
+    was built is validated again here, before anything (the problem's key) reads them."""
+    if isinstance(goals, Goal):
+        raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
+    if not isinstance(goals, Sequence) or isinstance(goals, (str, bytes)):
+        raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got {type(goals).__name__}")
+    if not goals:
+        raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
+    for k, g in enumerate(goals):
+        if not isinstance(g, Goal):
+            raise TypeError(f"goals[{k}] is a {type(g).__name__}, not a bioik goal (expected e.g. bioik.PoseGoal(link, pose))")
+        g.refresh()
+
+
 def _family(name: str | None) -> Family:
     name = DEFAULT_SOLVER if name is None else name
     try:
@@ -144,6 +159,7 @@ class _Workspace:
         """This workspace's copy of the prepared problem for the goals' structure."""
         if type(goals) is list and len(goals) == 1 and type(goals[0]) in _POSE_TYPES:  # the common case, in a loop: a cheaper key
             g = goals[0]
+            g.refresh()  # a link or secondary reassigned since the goal was built is checked before the key reads it
             last = (type(g), g.link, g.secondary)
             if last == self.last:
                 return self.last_problem
@@ -204,15 +220,7 @@ class Solver:
         return self._prepare(goals)
 
     def _prepare(self, goals: Sequence[Goal]) -> Problem:
-        if isinstance(goals, Goal):
-            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got one {type(goals).__name__}")
-        if not goals:
-            raise ValueError("no goals given: pass at least one goal, e.g. bioik.PoseGoal(link, pose)")
-        if not isinstance(goals, Sequence) or isinstance(goals, (str, bytes)):
-            raise TypeError(f"goals must be a list of goals, e.g. [bioik.PoseGoal(link, pose)]; got {type(goals).__name__}")
-        for k, g in enumerate(goals):
-            if not isinstance(g, Goal):
-                raise TypeError(f"goals[{k}] is a {type(g).__name__}, not a bioik goal (expected e.g. bioik.PoseGoal(link, pose))")
+        _check_goals(goals)
         key = structure_key(goals)
         p = self._prepared.get(key)
         if p is not None:
@@ -297,6 +305,8 @@ class Solver:
 
         Safe to call from several threads at once and from inside a callback: each call
         solves in a workspace of its own."""
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
         idle = self._idle
@@ -426,6 +436,7 @@ class Solver:
         callback with the exact check of every primary collision goal in front of it: an
         answer the spheres pass but the exact geometry does not is rejected, and the search
         goes on (rejection sampling [E 8.1])."""
+        _check_goals(goals)
         goals = list(goals)
         checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         if scene is not None:
@@ -474,6 +485,7 @@ class Solver:
         turn wrapping, exact acceptance) is one compiled call."""
         robot = self.robot
         g = goals[0]
+        row = g.params(robot)  # first: it validates fields reassigned since the goal was built
         if type(g) is PoseGoal:
             pt, rt = g.position_tolerance, g.rotation_tolerance
         else:
@@ -487,10 +499,13 @@ class Solver:
         else:
             # a C-ordered float64 copy (the compiled entry takes no other); `copy` is half
             # the time of `np.array(seed, dtype=np.float64)` on the common input
-            q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
+            try:
+                q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError):  # not numbers
+                q = robot.check(seed, "seed")  # raises, naming what a seed must be
             if q.shape != (robot.dof,):
                 robot.check(seed, "seed")  # raises, naming the expected length
-        found = stoppable(self._single, deadline, problem.ibuf, problem.fbuf, g.params(robot), q, ws.io, *self.family.single_pose_extra)
+        found = stoppable(self._single, deadline, problem.ibuf, problem.fbuf, row, q, ws.io, *self.family.single_pose_extra)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
         problem.goals[0] = g
