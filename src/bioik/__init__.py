@@ -26,18 +26,18 @@ _ensure_fresh_kernels()
 _collecting = _gc.isenabled()
 _gc.disable()
 try:
-    from bioik import goals, robots  # noqa: E402
-    from bioik.goals import *  # noqa: E402, F403 — every goal class at the top level
-    from bioik.goals import __all__ as _goal_names  # noqa: E402
-    from bioik.errors import BioikError  # noqa: E402
-    from bioik.kinematics.robot import Robot  # noqa: E402
-    from bioik.model import URDFError, UnknownNameError  # noqa: E402
-    from bioik.problem import Problem  # noqa: E402
-    from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve  # noqa: E402
-    from bioik.robots import load_robot  # noqa: E402
-    from bioik.scene import Scene, SceneError  # noqa: E402
-    from bioik.rollout import Rollout, rollout  # noqa: E402
-    from bioik.track import TrackResult, track  # noqa: E402
+    from bioik import goals, robots
+    from bioik.goals import *  # noqa: F403 — every goal class at the top level
+    from bioik.goals import __all__ as _goal_names
+    from bioik.errors import BioikError
+    from bioik.kinematics.robot import Robot
+    from bioik.model import URDFError, UnknownNameError
+    from bioik.problem import Problem
+    from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve
+    from bioik.robots import load_robot
+    from bioik.scene import Scene, SceneError
+    from bioik.rollout import Rollout, rollout
+    from bioik.track import TrackResult, track
 finally:
     if _collecting:
         _gc.enable()
@@ -75,4 +75,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
+    """The module's names, those imported on first use included (for completion)."""
     return sorted({*globals(), *__all__})

@@ -194,7 +194,7 @@ def _loaded_frozen() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.unfreeze()  # a caller in the same process (a test) keeps its collector as it was
+        gc.unfreeze()  # an in-process caller (a test) does not keep the freeze
 
 
 def main(argv: list[str] | None = None) -> int:
