@@ -49,3 +49,13 @@ def test_whole_query_solves_and_reports_exact_errors(solver):
         assert res.success and robot.within_limits(res.q)
         assert res.goal_errors[0, 0] == pytest.approx(np.linalg.norm(A[:3, 3] - T[:3, 3]), abs=1e-12)
         assert res.goal_errors[0, 0] <= 1e-5 and res.goal_errors[0, 1] <= 1e-5
+
+
+def test_a_workspace_larger_than_the_memory_is_refused_up_front():
+    """A 250,000-joint chain loads, but its one-call workspace (quadratic in the joints)
+    would need hundreds of GiB: a clear refusal, not numpy's MemoryError or an OOM kill."""
+    from bioik.solvers.core.pose_query import new_io
+
+    with pytest.raises(ValueError, match=r"robot too large to solve: 250,000 variables need a [\d,]+ GiB workspace"):
+        new_io(np.zeros(3), np.zeros(250_000), 250_000)
+    assert new_io(np.zeros(3), np.zeros(6), 6).ndim == 1

@@ -10,6 +10,8 @@ and its Jacobian (weighted rows of `bioik.kinematics.jacobian`'s point Jacobian)
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit
 
@@ -43,7 +45,12 @@ def new_io(settings: np.ndarray, multiturn: np.ndarray, segments: int) -> np.nda
     flags and `segments` kinematic segments."""
     # the kernel's Python body (integer arithmetic, the same value): loading the compiled
     # one would cost a process that solves one pose a few ms
-    work = np.zeros(workspace_size.py_func(segments, len(multiturn)))
+    size = workspace_size.py_func(segments, len(multiturn))
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    if 8 * size > memory:  # refused up front: numpy would fail, or the kernel be killed touching it
+        raise ValueError(f"robot too large to solve: {len(multiturn):,} variables need a {8 * size / 2**30:,.0f} GiB "
+                         f"workspace, more than this machine's {memory / 2**30:,.0f} GiB of memory; solve a smaller group")
+    work = np.zeros(size)
     return np.concatenate([np.zeros(N_SETTINGS), [len(settings)], settings, multiturn, work])
 
 
