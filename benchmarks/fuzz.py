@@ -171,11 +171,12 @@ def sound_robot(robot: bioik.Robot, rng: np.random.Generator, budget: int = 5) -
     if robot.dof and robot.tips:
         tip = robot.tips[0]
         goal = bioik.PositionGoal(tip, robot.link_pose(robot.random_configuration(rng), tip)[:3, 3])
-        sound_result(robot, bioik.solve(robot, [goal], max_iterations=budget, random_seed=0, timeout=1.0))
+        sound_result(robot, bioik.solve(robot, [goal], max_iterations=budget, random_seed=0, timeout=1.0), [goal])
 
 
-def sound_result(robot: bioik.Robot, res: bioik.Result) -> None:
-    """A solve's answer is sound: a Result, q finite and within limits, a success with finite errors."""
+def sound_result(robot: bioik.Robot, res: bioik.Result, goals) -> None:
+    """A solve's answer is sound: a Result, q finite and within limits, and a success whose
+    primary goals have finite errors and cost (secondary goals may cost anything, inf too)."""
     if not isinstance(res, bioik.Result):
         raise BadAnswer(f"solve returned a {type(res).__name__}")
     if np.shape(res.q) != (robot.dof,):
@@ -186,9 +187,9 @@ def sound_result(robot: bioik.Robot, res: bioik.Result) -> None:
     if not isinstance(res.success, bool):
         raise BadAnswer(f"success is a {type(res.success).__name__}")
     if res.success:
-        finite(res.goal_errors, "the goal errors of a success")
-        if not math.isfinite(res.cost):
-            raise BadAnswer(f"a success with cost {res.cost}")
+        finite(res.goal_errors[[k for k, g in enumerate(goals) if not g.is_secondary]], "the primary goals' errors of a success")
+        if not math.isfinite(res.primary_cost):
+            raise BadAnswer(f"a success with primary cost {res.primary_cost}")
 
 
 # ------------------------------------------------------------------ urdf family
@@ -788,7 +789,7 @@ def goals_case(rng, index: int, solvers: list[str]) -> Case:
         if reassigned is not None:
             setattr(goals[reassigned[0]], reassigned[1], reassigned[2])
         res = bioik.solve(robot, goals, solver=solver, max_iterations=budget, random_seed=seed, timeout=1.0)
-        sound_result(robot, res)
+        sound_result(robot, res, goals)
 
     return Case("goals", index, what, run)
 
@@ -873,7 +874,7 @@ def solve_case(rng, index: int, solvers: list[str]) -> Case:
     call_goals = kwargs.pop("goals", goals)
 
     def run():
-        sound_result(robot, bioik.solve(robot, call_goals, **kwargs))
+        sound_result(robot, bioik.solve(robot, call_goals, **kwargs), call_goals)
 
     return Case("solve", index, f"{name} {'; '.join(wrong)}", run)
 

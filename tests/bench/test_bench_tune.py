@@ -136,3 +136,9 @@ def test_missing_optuna_names_the_extra(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "optuna", None)
     assert main(_argv(tmp_path / "tune.db", 2)) == 2
     assert "pip install -e '.[tune]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["damping=1:" + "9" * 400, "damping=-" + "9" * 400 + ":1", "damping=NaN:1", "damping=1:Infinity"])
+def test_a_range_end_that_is_no_finite_float_is_refused(text):
+    with pytest.raises(ValueError, match="LO and HI must be numbers"):
+        parse_range(text)

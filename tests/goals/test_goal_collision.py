@@ -136,6 +136,7 @@ def test_self_collision_only(ur5):
         ({"margin": float("nan")}, "margin"),
         ({"allowed": [("base_link",)]}, "pairs"),
         ({"allowed": 5}, "allowed must be a list of .link, obstacle. name pairs"),
+        ({"self_collision": np.array([np.nan] * 3)}, "self_collision must be True or False"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, match):

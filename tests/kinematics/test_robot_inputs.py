@@ -77,6 +77,7 @@ def test_a_chain_listed_twice_is_refused_but_chains_may_share_joints(tree):
     ({"chains": [5]}, r"group chain 5 must be a \[base, tip\] pair"),
     (10**400, "cannot read group"),
     ([[5]], "cannot read group"),
+    (np.array(1.0), "cannot read group"),
 ])
 def test_a_group_of_the_wrong_form_is_named(tree, group, match):
     with pytest.raises(ValueError, match=match):
@@ -130,10 +131,13 @@ def test_configurations_that_are_not_finite_numbers_of_the_right_shape_are_named
         call(tree)
 
 
-@pytest.mark.parametrize("links", [None, "tip_a", 5])
-def test_extrapolate_takes_a_list_of_links(tree, links):
+@pytest.mark.parametrize("links", [None, "tip_a", 5, 10**400])
+def test_extrapolate_and_fk_take_a_list_of_links(tree, links):
     with pytest.raises(TypeError, match="links must be a list of link names"):
         tree.extrapolate(np.zeros(4), np.zeros((2, 4)), links)
+    if links is not None:  # fk: None is every link
+        with pytest.raises(TypeError, match="links must be a list of link names"):
+            tree.fk(np.zeros(4), links)
 
 
 @pytest.mark.parametrize("link", [np.zeros((2, 2)), ["tip_a"], {"tip_a"}])

@@ -126,3 +126,9 @@ def test_a_chain_of_mimics_is_walked_once():
         _follow("<test>", name, types, mimics, followed)
     assert sum(reads.values()) <= 3 * n
     assert followed["j3"] == ("j0", 8.0, 7.0)  # q3 = 2·q2 + 1 = 2·(2·(2·q0 + 1) + 1) + 1
+
+
+def test_a_mesh_name_too_long_for_a_path_is_a_mesh_not_found(tmp_path):
+    path = tmp_path / "long_mesh.urdf"
+    path.write_text(TREE_URDF.replace('<sphere radius="0.04"/>', f'<mesh filename="{"m" * 5000}.stl"/>'))
+    assert parse_urdf(path).link("l2").collision[0].path is None

@@ -83,3 +83,8 @@ def test_plain_dtd_and_character_references_still_load():
 def test_a_path_too_long_for_the_file_system_does_not_exist():
     with pytest.raises(URDFError, match="URDF file 'xxx.* does not exist"):
         parse_urdf("x" * 5000 + ".urdf")
+
+
+def test_text_with_a_lone_surrogate_is_refused_by_position():
+    with pytest.raises(URDFError, match=r"character '\\ud800' at position 14 is not text \(a lone surrogate\)"):
+        parse_urdf('<robot name="a\ud800"><link name="a"/></robot>')

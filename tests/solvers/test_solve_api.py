@@ -377,3 +377,10 @@ def test_a_pose_goal_field_reassigned_between_solves_is_checked(ur5, rng, solver
     goal.weight, goal.link = 1.0, np.array(["tool0", "tool0"])  # the one-call path keys its problem by the link
     with pytest.raises(TypeError, match="PositionGoal: link must be a link name"):
         bioik.solve(ur5, [goal], solver=solver, **BUDGET)
+
+
+def test_an_iteration_budget_past_the_float_range_is_refused(ur5, rng):
+    with pytest.raises(ValueError, match="max_iterations must be an integer >= 1; got 1000000"):
+        bioik.solve(ur5, [bioik.PositionGoal("tool0", target(ur5, rng)[:3, 3])], solver="optlib_lbfgsb",
+                    timeout=1.0, max_iterations=10**400)
+    assert bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], timeout=1.0, max_iterations=10**30).iterations < 10**30

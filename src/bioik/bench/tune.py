@@ -143,7 +143,8 @@ def parse_range(text: str) -> Range:
         low, high = (json.loads(p) for p in parts[:2])
     except json.JSONDecodeError:
         low = high = None
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (low, high)):
+    # finite as floats: an int past the float range is not (math.isfinite raised OverflowError on it)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= sys.float_info.max for v in (low, high)):
         raise ValueError(f"--space {text!r}: LO and HI must be numbers")
     if low > high:
         raise ValueError(f"--space {text!r}: LO must be ≤ HI")

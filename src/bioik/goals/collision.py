@@ -167,6 +167,8 @@ class CollisionAvoidanceGoal(Goal):
         super().__post_init__()
         if self.scene is not None and not isinstance(self.scene, Scene):
             raise TypeError(f"CollisionAvoidanceGoal: scene must be a bioik.Scene or None; got {type(self.scene).__name__}")
+        if not isinstance(self.self_collision, (bool, np.bool_)):
+            raise TypeError(f"CollisionAvoidanceGoal: self_collision must be True or False; got {self.self_collision!r}")
         self.margin = finite_number(self.margin, "margin", "CollisionAvoidanceGoal", 0.0)
         self.epsilon = finite_number(self.epsilon, "epsilon", "CollisionAvoidanceGoal", 1e-9)
         if not isinstance(self.allowed, Iterable):

@@ -184,7 +184,10 @@ class Robot:
     def fk(self, Q: Any, links: Sequence[str] | None = None) -> np.ndarray:
         """Poses of `links` (default: all) for a batch Q (N, dof) → (N, L, 4, 4); q (dof,) → (L, 4, 4)."""
         Q2, single = _batch(Q, self.dof)
-        idx = np.arange(len(self.link_names)) if links is None else np.array([self.link_index(l) for l in links], dtype=np.int64)
+        if links is None:
+            idx = np.arange(len(self.link_names))
+        else:
+            idx = np.array([self.link_index(l) for l in _names(links)], dtype=np.int64)
         out = np.empty((len(Q2), len(idx), 4, 4))
         p = self.program
         fk_batch(p.seg_i, p.seg_f, p.out_seg, p.out_tf, np.ascontiguousarray(Q2), idx, np.empty((self._segments, 7)), out)
@@ -210,9 +213,7 @@ class Robot:
 
         q0 = self.check(q0)
         Q, _ = _batch(Q, self.dof)
-        if isinstance(links, str) or not isinstance(links, Sequence):
-            raise TypeError(f"links must be a list of link names; got {links!r}")
-        p = self.program_for(links)
+        p = self.program_for(_names(links))
         frames0 = np.empty((len(links), 7))
         seg = np.empty((max(p.n_segments, 1), 7))
         J = np.empty((6 * len(links), self.dof))
@@ -240,6 +241,13 @@ def _vector(x: Any, n: int, what: str, names: Sequence[str] | None = None) -> np
         bad = [names[i] if names is not None else str(i) for i in np.flatnonzero(~np.isfinite(v))]
         raise ValueError(f"{what} has NaN or inf at {', '.join(bad)}")
     return v
+
+
+def _names(links: Any) -> Sequence[str]:
+    """`links`, which must be a list (or tuple) of link names: a single name or anything else is a TypeError."""
+    if isinstance(links, str) or not isinstance(links, Sequence):
+        raise TypeError(f"links must be a list of link names; got {links!r}")
+    return links
 
 
 def _batch(Q: Any, dof: int) -> tuple[np.ndarray, bool]:

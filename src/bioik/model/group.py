@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -75,7 +75,10 @@ def resolve_group(model: RobotModel, spec: GroupSpec, named: Mapping[str, Any] |
         if not tips:
             tips = _moved_leaves(model, list(joints))
         return Group("custom", tuple(sorted(variables)), tuple(tips))
-    items = list(spec) if isinstance(spec, Iterable) else []
+    try:
+        items = list(spec)
+    except TypeError:  # a number, a 0-d array …: neither names nor chains
+        items = []
     if items and all(isinstance(x, (list, tuple)) and len(x) == 2 for x in items):
         return resolve_group(model, {"chains": items}, named)
     if items and all(isinstance(x, str) for x in items):

@@ -36,7 +36,7 @@ from bioik.model.robot_model import (
     Variable,
 )
 from bioik.model.urdf_checks import Owner
-from bioik.model.urdf_source import URDFError, parse_xml, read_source
+from bioik.model.urdf_source import URDFError, is_file, parse_xml, read_source
 
 __all__ = ["DEFAULT_VELOCITY", "URDFError", "parse_urdf"]
 
@@ -56,7 +56,7 @@ def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[
     root = parse_xml(text, origin)
 
     def mesh_file(reference: str) -> Path | None:
-        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if c.is_file()), None)
+        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if is_file(c)), None)
 
     try:
         key = model_cache.model_key(text, origin, folder, root, mesh_dirs, allow_outside, mesh_file)

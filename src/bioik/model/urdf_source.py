@@ -32,7 +32,11 @@ def read_source(source: str | bytes | bytearray | os.PathLike) -> tuple[bytes, s
     if isinstance(source, (bytes, bytearray)):
         return _trim(bytes(source)), "<URDF bytes>", None
     if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
-        return _trim(source.encode()), "<URDF string>", None
+        try:
+            return _trim(source.encode()), "<URDF string>", None
+        except UnicodeEncodeError as e:  # a lone surrogate: no text holds one
+            raise URDFError(f"<URDF string>: character {source[e.start]!r} at position {e.start} is not text "
+                            "(a lone surrogate); expected URDF text or UTF-8 bytes") from None
     if not isinstance(source, (str, os.PathLike)):
         raise URDFError(f"cannot load a URDF from a {type(source).__name__}; expected a path, URDF text (str) or URDF bytes")
     path = Path(source)

@@ -327,8 +327,8 @@ class Solver:
             if max_iterations is None:
                 budget = UNLIMITED
             else:
-                if not (type(max_iterations) is int and max_iterations >= 1):
-                    MAX_ITERATIONS.check("max_iterations", max_iterations)
+                if not (type(max_iterations) is int and 1 <= max_iterations <= UNLIMITED):
+                    MAX_ITERATIONS.check("max_iterations", max_iterations)  # refuses an int past the float range too
                 budget = int(max_iterations)
             if not (type(position_tolerance) is float and 0.0 <= position_tolerance < math.inf):
                 TOLERANCE.check("position_tolerance", position_tolerance)
