@@ -10,7 +10,7 @@ import trimesh
 import bioik
 from bioik.collision import CollisionChecker, Contact
 from bioik.collision.link_geometry import link_pieces
-from bioik.scene import Box, Capsule, Cylinder, Solid, Sphere
+from bioik.scene import Box, Capsule, Cylinder, Solid, Sphere, Surface
 
 from collision_helpers import FakeScene, translation
 
@@ -143,3 +143,22 @@ def test_works_as_a_solution_callback_signature():
     c = CollisionChecker(bioik.load_robot("panda"))
     q = c.robot.center()
     assert isinstance(c(q), bool)
+
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_mesh_penetration_is_the_deepest_of_its_triangle_contacts(order):
+    """Two wide triangles under the upper arm (a capsule of radius 0.06 along x), one
+    0.005 m into it, one 0.03 m: coal reports a contact per triangle, and the pair's depth
+    is the deeper one, whichever triangle comes first (a surface mesh as well as a solid)."""
+    centre, _ = _upper_arm_point()
+
+    def triangle(x0, z):  # horizontal, under x ∈ [x0, x0 + 0.1], 0.6 m across y
+        return [(x0, -0.3, z), (x0 + 0.1, -0.3, z), (x0 + 0.05, 0.3, z)]
+
+    triangles = [triangle(-0.12, -0.055), triangle(0.02, -0.03)]
+    V = np.array(triangles[order[0]] + triangles[order[1]])
+    scene = FakeScene()
+    scene.add("sheet", Surface(trimesh.Trimesh(V, np.array([[0, 1, 2], [3, 4, 5]]), process=False)), translation(*centre))
+    (hit,) = [x for x in CollisionChecker(UR5, scene).contacts(HOME, n=20) if x.b == "sheet"]
+    assert hit.a == "upper_arm_link" and hit.distance == pytest.approx(-0.03, abs=1e-9)
