@@ -10,7 +10,7 @@ h ≈ 8.3 mm and at most 129³ nodes = 17 MB of float64 (the 64 MB budget holds 
 shape). An explicit resolution is refused when the grid would exceed 2²⁷ nodes (1 GB).
 
 How it is built (no per-node Python; everything below is a compiled loop or one scipy
-call, peak memory ≈ 26 bytes per node, 3.3× the grid itself):
+call, peak memory ≈ 25 bytes per node, 3.1× the grid itself):
   1. near band: the mesh is subdivided to edges ≤ 4h, and each triangle writes the exact
      point–triangle distance into the nodes of its bounding box grown by 2h. Nodes within
      2h of the surface are then exact (their nearest triangle reached them).
@@ -20,8 +20,9 @@ call, peak memory ≈ 26 bytes per node, 3.3× the grid itself):
      √3·h too large (the straight path to the true nearest point crosses the band within
      √3/2·h of a node).
   3. signs (Solid only): parity of crossings along each z column of nodes (the column is
-     shifted by ~1e-6·h so it misses edges and vertices); a column with an odd count or a
-     grazing hit is settled by `trimesh`'s `mesh.contains` instead.
+     shifted by ~1e-6·h so it misses edges and vertices) negates the inside nodes; a
+     column with an odd count or a grazing hit is settled by `trimesh`'s `mesh.contains`
+     instead, at most CONTAINS_CHUNK nodes at a time.
 A ~1 m hollow tank (772 faces, 129×129×129 nodes, h = 8.3 mm) builds in ≈ 1.0–1.6 s
 (`PYTHONPATH=src python benchmarks/sdf.py`, a shared 2-core AMD EPYC container; most of
 it is step 1, ~85 M point–triangle tests); a cache hit loads in milliseconds.
@@ -68,6 +69,8 @@ PADDING = 4
 BAND = 2.0
 #: Largest grid an explicit resolution may ask for.
 MAX_NODES = 2**27
+#: Most nodes handed to `mesh.contains` at once (columns whose crossings cannot decide signs).
+CONTAINS_CHUNK = 2**12
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,18 +201,7 @@ def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True, pa
     values = np.sqrt(dist2, out=dist2)
     # 3. signs
     if signed:
-        inside, bad = _signs(V, F, origin, h, nx, ny, nz)
-        if bad.any():
-            cols = np.argwhere(bad)
-            k = np.arange(nz)
-            for start in range(0, len(cols), 4096):  # chunks: bounded temporaries
-                c = cols[start : start + 4096]
-                pts = np.empty((len(c), nz, 3))
-                pts[:, :, 0] = origin[0] + c[:, :1] * h
-                pts[:, :, 1] = origin[1] + c[:, 1:] * h
-                pts[:, :, 2] = origin[2] + k * h
-                inside[c[:, 0], c[:, 1], :] = mesh.contains(pts.reshape(-1, 3)).reshape(len(c), nz)
-        values[inside] *= -1.0
+        _sign(mesh, V, F, origin, h, values)
     return SDFGrid(values, origin, h, bool(signed))
 
 
@@ -318,8 +310,10 @@ def _far(V, F, o, h, band, idx, tri, dist2):
                 dist2[i, j, k] = point_triangle_distance2(o[0] + i * h, o[1] + j * h, o[2] + k * h, V, F, t)
 
 
-def _signs(V, F, o, h, nx, ny, nz):
-    """(inside (nx, ny, nz) bool, bad (nx, ny) bool): crossing parity along z columns."""
+def _sign(mesh: trimesh.Trimesh, V: np.ndarray, F: np.ndarray, o: np.ndarray, h: float, values: np.ndarray) -> None:
+    """Negate `values` at the nodes inside the mesh: by crossing parity along z columns,
+    and by `mesh.contains` (in chunks of at most CONTAINS_CHUNK nodes) on bad columns."""
+    nx, ny, nz = values.shape
     # the columns are shifted off the node lattice by tiny irrational fractions of h so no
     # column runs exactly through a mesh edge or vertex (meshes are often lattice aligned)
     sx, sy = h * 1.234567e-6 * math.sqrt(2.0), h * 1.234567e-6 * math.sqrt(3.0)
@@ -330,9 +324,21 @@ def _signs(V, F, o, h, nx, ny, nz):
     np.cumsum(counts.ravel(), out=starts[1:])
     zs = np.empty(starts[-1])
     _crossings(V, F, o, h, sx, sy, counts, bad, zs, starts, True)
-    inside = np.zeros((nx, ny, nz), np.bool_)
-    _fill(zs, starts, o[2], h, inside, bad)
-    return inside, bad
+    _negate_inside(zs, starts, o[2], h, values, bad)
+    del counts, starts, zs
+    cols = np.argwhere(bad)
+    k = np.arange(nz)
+    step = max(1, CONTAINS_CHUNK // nz)
+    for start in range(0, len(cols), step):
+        c = cols[start : start + step]
+        pts = np.empty((len(c), nz, 3))
+        pts[:, :, 0] = o[0] + c[:, :1] * h
+        pts[:, :, 1] = o[1] + c[:, 1:] * h
+        pts[:, :, 2] = o[2] + k * h
+        inside = mesh.contains(pts.reshape(-1, 3)).reshape(len(c), nz)
+        vals = values[c[:, 0], c[:, 1]]
+        vals[inside] *= -1.0
+        values[c[:, 0], c[:, 1]] = vals
 
 
 @njit(**JIT)
@@ -369,9 +375,10 @@ def _crossings(V, F, o, h, sx, sy, counts, bad, zs, starts, fill):
 
 
 @njit(**JIT)
-def _fill(zs, starts, oz, h, inside, bad):
-    """A node is inside when an odd number of crossings lie below it."""
-    nx, ny, nz = inside.shape
+def _negate_inside(zs, starts, oz, h, values, bad):
+    """Negate the nodes of good columns with an odd number of crossings below them; a
+    column with an odd count is marked bad."""
+    nx, ny, nz = values.shape
     for i in range(nx):
         for j in range(ny):
             s, e = starts[i * ny + j], starts[i * ny + j + 1]
@@ -385,4 +392,5 @@ def _fill(zs, starts, oz, h, inside, bad):
                 z = oz + k * h
                 while m < e - s and col[m] <= z:
                     m += 1
-                inside[i, j, k] = m % 2 == 1
+                if m % 2 == 1:
+                    values[i, j, k] = -values[i, j, k]
