@@ -84,6 +84,9 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
                          "(or use --robot snakeN with --test fkik)")
     if args.test != "scale" and not args.robot:
         raise ValueError("--robot is required (a bundled robot name, snakeN or a URDF path) except with --test scale")
+    if (args.test == "scene") != bool(args.scene):
+        raise ValueError("--test scene needs --scene NAME (repeatable), and --scene goes with --test scene")
+    tests = [f"scene:{name}" for name in args.scene] if args.test == "scene" else [args.test]
     import bioik
 
     from bioik.bench.peers import is_peer
@@ -92,7 +95,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     params = dict(args.param or [])
     if params and all(is_peer(s) for s in solvers):
         raise ValueError("--param sets bioik solver parameters; peer solvers (peer:NAME) take none")
-    return Plan(args.robot or [], [args.test], solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
+    return Plan(args.robot or [], tests, solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
                 args.seed_config, args.db, args.tip, callback=args.callback is None)
@@ -213,7 +216,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import benchmark_tip, check_seed_mode, check_test, default_seed_mode
+    from bioik.bench.targets import benchmark_tip, check_seed_mode, check_test, default_seed_mode, generate, scenario_of
     from bioik.robots import load_robot
 
     for test in plan.tests:
@@ -248,6 +251,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
                 fixed_seed(robots[name], plan.seed_mode or default_seed_mode(test), plan.seed_config)
             except ValueError as e:
                 raise ValueError(f"seed config for robot {name!r}: {e}") from None
+            if scenario_of(test):  # the stored targets exist, and are for this robot
+                generate(robots[name], test, plan.targets, plan.seed, tips[name])
     adapters: dict[tuple[str, str], Any] = {}
     for name, robot in robots.items():
         for s in plan.solvers:
@@ -350,7 +355,11 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                                         "(repeatable; required except with --test scale)")
     run.add_argument("--tip", help="the link whose poses are the targets, on every --robot (default: the robot's one tip; "
                                    "needed for a robot with several)")
-    run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)})")
+    run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)}; "
+                                    "scene: an EBIKE scenario's stored targets among its obstacles, with --scene)")
+    run.add_argument("--scene", action="append", help="EBIKE scenario of --test scene (repeatable): one of "
+                                                      "Random, Table, SmallTable, TableObjects, Shelf, Barrel, HydrogenTank, "
+                                                      "HydrogenTankSmall (robot elise_ur10)")
     run.add_argument("--solver", action="append", help="solver name, or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
                                                          "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
@@ -379,7 +388,7 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                      "search the ranges of [E Table 8.10]. Re-running the same command resumes the study.")
     tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path")
     tu.add_argument("--tip", help="the link whose poses are the targets (default: the robot's one tip)")
-    tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t != 'scale')}")
+    tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t not in ('scale', 'scene'))}")
     tu.add_argument("--solver", default="bio2_memetic", help="solver to tune (default bio2_memetic)")
     tu.add_argument("--trials", type=int, required=True, help="completed trials the study should have (resumed studies count theirs)")
     tu.add_argument("--targets", type=int, default=100, help="number of targets per trial (default 100)")

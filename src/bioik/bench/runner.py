@@ -18,6 +18,10 @@ The seed mode (see `targets`) picks each solve's start; targets are solved in in
 so in `warm` mode a resumed run continues from the last stored solution. In `none` mode the
 stored seed states are drawn as in `random` but not used.
 
+A scene test (`scene:NAME`, see `bioik.bench.scenes`) adds the scenario's obstacles to
+every solve: the collision goal (solvers that take it) and `scene=`, whose exact check is
+the first acceptance test; the runner's own check then asks the exact check too.
+
 A peer solver (`peer:NAME`, see `peers`) goes through the same loop: its adapter is built
 before the clock (model construction is not timed), wrapped as a `bioik.solve`-shaped
 function, and its answers are checked here like every solver's.
@@ -35,9 +39,10 @@ import numpy as np
 
 import bioik
 from bioik.bench import peers
+from bioik.bench.scenes import SceneProblem
 from bioik.bench.store import ResultRow, ResultStore
 from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate, pose_errors,
-                                 tolerances)
+                                 scenario_of, tolerances)
 from bioik.kinematics.robot import Robot
 
 WARMUP_SOLVES = 5
@@ -64,16 +69,18 @@ class RunSummary:
 
 
 def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], solve: SolveFn = bioik.solve,
-            callback: bool = True) -> None:
-    """Compile and cache the solver (with a solution callback if the run has one) before
-    timing; raises on an unknown solver or parameter."""
-    tip = robot.tips[0]
+            callback: bool = True, scene: SceneProblem | None = None, tip: str | None = None) -> None:
+    """Compile and cache the solver (with a solution callback if the run has one, and a
+    scene test's goals) before timing; raises on an unknown solver or parameter."""
+    tip = robot.tips[0] if tip is None else tip
     rng = np.random.default_rng(12345)
-    for _ in range(WARMUP_SOLVES):
+    extra = {} if scene is None else {"scene": scene.scenario.scene}
+    witnesses = None if scene is None else scene.scenario.targets().witnesses[-WARMUP_SOLVES:]  # reachable, clear
+    for k in range(WARMUP_SOLVES):
         q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
-        T = robot.link_pose(q, tip)
-        solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver,
-              callback=acceptance_callback(robot, tip, T) if callback else None, **params)
+        T = robot.link_pose(q if witnesses is None else witnesses[k], tip)
+        solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
+              callback=acceptance_callback(robot, tip, T) if callback else None, **extra, **params)
 
 
 def acceptance_callback(robot: Robot, tip: str, T: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> Callable[[np.ndarray], bool]:
@@ -184,8 +191,10 @@ def run_experiment(
     targets = generate(robot, test, n_targets, seed, tip) if targets is None else targets
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
+    scene = SceneProblem.of(robot, scenario_of(test), solver) if scenario_of(test) else None
+    extra = {} if scene is None else {"scene": scene.scenario.scene}
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
-    warm_up(robot, solver, timeout, params, solve, callback)
+    warm_up(robot, solver, timeout, params, solve, callback, scene, tip)
     eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
                            callback=callback)
     targets = store.targets(eid)
@@ -203,10 +212,11 @@ def run_experiment(
             start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
             accept = acceptance_callback(robot, tip, T, tol) if callback else None
             t0 = time.perf_counter()
-            res = solve(robot, [bioik.PoseGoal(tip, T)], seed=start, timeout=timeout, solver=solver, callback=accept,
-                        position_tolerance=tol[0], rotation_tolerance=tol[1], **params)
+            res = solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
+                        callback=accept, position_tolerance=tol[0], rotation_tolerance=tol[1], **extra, **params)
             elapsed = time.perf_counter() - t0
             ok, dp, angle = check(robot, tip, T, res.q, tol)
+            ok = ok and (scene is None or scene.check.checker.is_free(res.q))
             solution = [float(x) for x in res.q]
             store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),
                                             dp, angle, solution))

@@ -9,7 +9,9 @@ WORKSPACE_SAMPLES tip positions — n evenly spaced grid points when n is not a 
 one fixed orientation, the tip's at the centre of the joint limits, [R 4.2]; seed states
 uniform random; many grid points are out of reach by design), `track` (a continuous path for
 the tip, solved warm-started: a circle, then a figure eight, see `_track_targets`), `scale`
-(the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS). The same (robot, test, n,
+(the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS), `scene:NAME` (the first n
+stored targets of the EBIKE scenario NAME, `bioik.scenes`, each with its witness; only for
+elise_ur10's endoscope_tip; the runner adds the scenario's obstacles). The same (robot, test, n,
 seed, tip) always gives identical targets. The tip is named or, by default, the robot's one
 tip (`benchmark_tip`): a robot with several tips needs it named.
 
@@ -27,10 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bioik import scenes
 from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
 
-TESTS = ("fkik", "unreachable", "grid", "track", "scale")
+TESTS = ("fkik", "unreachable", "grid", "track", "scale", "scene")
+#: A scene test names its scenario: "scene:HydrogenTank".
+SCENE_PREFIX = "scene:"
 SEED_MODES = ("random", "none", "fixed", "warm")
 SCALE_ROBOTS = ("snake30", "snake90", "snake180")
 TRACK_RADIUS_FRACTION = 0.1
@@ -58,10 +63,21 @@ class Targets:
 
 
 def check_test(test: str) -> str:
-    """`test` if it is a known test name, else ValueError listing the known ones."""
+    """`test` if it is a known test name (a scene test with its scenario, "scene:NAME"),
+    else ValueError listing the known ones."""
+    if test == "scene":
+        raise ValueError(f"the scene test needs its scenario: scene:NAME (--scene NAME), NAME one of {', '.join(scenes.names())}")
+    if test.startswith(SCENE_PREFIX):
+        scenes.load(test[len(SCENE_PREFIX):])  # UnknownNameError listing the scenarios
+        return test
     if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
+        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS[:-1])}, scene:NAME")
     return test
+
+
+def scenario_of(test: str) -> str | None:
+    """The scenario name of a scene test, else None."""
+    return test[len(SCENE_PREFIX):] if test.startswith(SCENE_PREFIX) else None
 
 
 def tolerances(test: str) -> tuple[float, float]:
@@ -183,6 +199,18 @@ def _track_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> 
     return Targets(tip, poses, seeds, None)
 
 
+def _scene_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int, name: str) -> Targets:
+    """The first n stored targets of scenario `name` with their witnesses; seed states uniform."""
+    stored = scenes.load(name).targets()
+    if robot.model.name != scenes.ROBOT or tip != scenes.TIP or robot.dof != stored.witnesses.shape[1]:
+        raise ValueError(f"the scene targets are poses of {scenes.ROBOT}'s {scenes.TIP} (all {stored.witnesses.shape[1]} joints); "
+                         f"got robot {robot.model.name!r} ({robot.dof} joints), tip {tip!r}")
+    if n > len(stored):
+        raise ValueError(f"scenario {name} has {len(stored)} stored targets; asked for {n}")
+    seeds = robot.random_configuration(rng, n).reshape(n, robot.dof)
+    return Targets(tip, stored.poses[:n].copy(), seeds, stored.witnesses[:n].copy())
+
+
 def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None) -> Targets:
     """The `n` targets of `test` for `tip` of `robot` (default: its one tip, see
     `benchmark_tip`), drawn from `numpy.random.default_rng(seed)`."""
@@ -191,6 +219,8 @@ def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None)
         raise ValueError(f"the number of targets must be ≥ 1; got {n}")
     tip = benchmark_tip(robot, tip)
     rng = np.random.default_rng(seed)
+    if scenario_of(test):
+        return _scene_targets(robot, tip, rng, n, scenario_of(test))
     if test == "grid":
         return _grid_targets(robot, tip, rng, n)
     if test == "unreachable":

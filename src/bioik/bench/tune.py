@@ -252,6 +252,8 @@ def tune(
     check_test(test)
     if test == "scale":
         raise ValueError("tune one robot at a time: use --test fkik --robot snakeN instead of --test scale")
+    if test.startswith("scene"):
+        raise ValueError("tune runs pose targets in free space; the scene tests run with bioik bench run --test scene")
     family = _family(solver)
     if trials < 1:
         raise ValueError(f"the number of trials must be ≥ 1; got {trials}")

@@ -4,13 +4,26 @@
     s.scene                                  # a fresh bioik.Scene (obstacles built in code)
     s.opening                                # Opening(point, axis, diameter) or None
     targets = s.sample_targets(100, rng=0)   # (100, 4, 4) endoscope_tip poses on the surfaces
+    stored = s.targets()                     # the 1000 stored targets, each with a witness
 
 Geometry, placement and the source of every number: `bioik.scenes.ebike`.
+
+The tip touches its target, so the endoscope's last segment (TIP_LINK, the 5 cm rod that
+ends in the tip) may touch every obstacle but the pedestal and the floor: `load` allows
+those contacts in the scene (`Scene.allow_contact`), for the collision costs and the
+exact check alike. That opens no loophole for the stored targets: the pose goal fixes the
+tip frame, hence the whole rod, and each stored target was kept only if the rod, pulled
+back TIP_CONTACT along the tool axis, touches nothing (`bioik.bench.scenes.tip_clear`).
+The endoscope is 8 mm thick: a sphere cover that passes a 3.5 cm opening needs thinner
+spheres than the default, ENDOSCOPE_COVER (per-link settings for
+`bioik.collision.sphere_model(robot, links=ENDOSCOPE_COVER)`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +34,16 @@ from bioik.scenes.surfaces import Patch, sample_points, tool_poses
 
 ROBOT = "elise_ur10"
 TIP = "endoscope_tip"
+#: The link that ends in the tip; it may touch the target objects (see the module docstring).
+TIP_LINK = "endoscope_link_3"
+#: How far the tip link is pulled back along the tool axis when its clearance is checked (m).
+TIP_CONTACT = 0.001
+#: Obstacles nothing may touch, the tip included (everything else is a target object).
+SUPPORT = ("pedestal", "floor")
+#: Sphere cover (tolerance m, most spheres) of the endoscope's links: 3 mm overshoot.
+ENDOSCOPE_COVER = {"endoscope_link_1": (0.003, 40), "endoscope_link_2": (0.003, 12), "endoscope_link_3": (0.003, 12)}
+#: Where the stored targets live: one .npz per scenario.
+TARGET_DIR = Path(__file__).parent / "targets"
 
 #: A pose clear of every scenario's obstacles: the UR10's upright pose (upper arm and
 #: forearm straight up), the endoscope level along +y about 1.4 m above the base.
@@ -34,6 +57,20 @@ class Opening:
     point: tuple[float, float, float]
     axis: tuple[float, float, float]
     diameter: float
+
+
+@dataclass(frozen=True)
+class TargetSet:
+    """Stored targets of a scenario: endoscope_tip poses (n, 4, 4) and for each a witness
+    (n, dof), a collision-free configuration of elise_ur10 that reaches it; `info` says how
+    they were made (candidates tried, dropped and why, search budget and seed)."""
+
+    poses: np.ndarray
+    witnesses: np.ndarray
+    info: dict
+
+    def __len__(self) -> int:
+        return len(self.poses)
 
 
 @dataclass(frozen=True)
@@ -58,6 +95,17 @@ class Scenario:
             robot = load_robot(ROBOT)
             return robot.fk(robot.random_configuration(rng, n), [TIP])[:, 0]
         return tool_poses(*sample_points(self.patches, n, rng), rng)
+
+    def targets(self) -> TargetSet:
+        """The scenario's stored targets (made by benchmarks/scene_targets.py); a
+        FileNotFoundError names the file when it is missing."""
+        path = TARGET_DIR / f"{self.name}.npz"
+        if not path.is_file():
+            raise FileNotFoundError(f"no stored targets for scenario {self.name!r}: {path} is missing "
+                                    "(make them with benchmarks/scene_targets.py)")
+        with np.load(path, allow_pickle=False) as f:
+            info = json.loads(str(f["info"]))
+            return TargetSet(f["poses"].copy(), f["witnesses"].copy(), info)
 
 
 def _on_stand(build, surfaces: str):
@@ -102,7 +150,10 @@ def load(name: str) -> Scenario:
         raise UnknownNameError(f"unknown scenario {name!r}; {suggest(str(name), _BUILDERS, n=8)}")
     scene = Scene()
     patches, opening, surfaces = _BUILDERS[name](scene)
+    for obstacle in scene.names:
+        if obstacle not in SUPPORT:
+            scene.allow_contact(obstacle, TIP_LINK)
     return Scenario(name, scene, opening, surfaces, tuple(patches))
 
 
-__all__ = ["READY", "Opening", "Scenario", "load", "names"]
+__all__ = ["ENDOSCOPE_COVER", "READY", "Opening", "Scenario", "TargetSet", "load", "names"]

@@ -21,7 +21,8 @@ need something to stand on, and the tables are set so their top is level with th
 
 Random [E 4, E 8]: no obstacles at all ([E 4]: only self-collision counts); targets are
   the poses of endoscope_tip at configurations drawn uniformly within the joint limits
-  (as [E 8] draws them in joint space; self-colliding ones are not filtered out here).
+  (as [E 8] draws them in joint space; `sample_targets` keeps self-colliding ones, the
+  stored targets do not).
 Table: top 0.80 (x) × 1.40 (y) × 0.04, upper face at z = 0, near edge at x = 0.30,
   centred on y = 0; four legs 0.05 × 0.05 from the floor to the top, inset 0.05 from
   the corners (chosen). Targets: the upper face [E 4].

@@ -1,0 +1,225 @@
+"""The EBIKE scenarios (`bioik.scenes`) as benchmark problems: their collision setup, the
+acceptance check of an answer, and the witness search that makes the stored targets.
+
+A scenario's answer counts when it reaches the target pose (1e-5 m, 1e-5 rad) and coal's
+exact check finds it collision-free under the scenario's own rules (the tip link may touch
+the target objects, the base its pedestal; see `bioik.scenes`). The collision costs cover
+the robot with `sphere_model(robot, links=ENDOSCOPE_COVER)`.
+
+Stored targets (`Scenario.targets()`) are made by `make_targets`: candidates are sampled on
+the target surfaces with a fixed seed and taken in order; a candidate is kept when
+
+1. the tip link, placed by the target pose and pulled back `TIP_CONTACT` along the tool
+   axis, touches no obstacle (`TipClearance`): the contact the scene allows the tip is
+   then only the touch of its end, and
+2. a witness is found: `lm` with the collision costs and the exact check as its
+   acceptance test, an iteration budget (not a time budget, so the search gives the same
+   answer on any machine) and the candidate's index as its random seed.
+
+Random has no obstacles: its candidates are uniform random configurations, kept when free
+of self-collision; each is its own target's witness. Until n targets are kept; the counts of
+candidates dropped at each step go into the file. The witness search is a local solver,
+so a kept target is one `lm` can reach from some start: the set leans toward targets a
+local search finds, the dropped count says how far.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+import bioik
+from bioik import scenes
+from bioik.bench.targets import pose_errors
+from bioik.collision import CollisionChecker, sphere_model
+from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
+from bioik.collision.link_geometry import link_pieces
+from bioik.goals import CollisionAvoidanceGoal, PoseGoal
+from bioik.kinematics.robot import Robot
+
+#: Acceptance of a scene answer: position (m), rotation (rad), as the other bench tests.
+TOLERANCE = (1e-5, 1e-5)
+#: The witness search: solver, iteration budget per candidate, and a wall-clock guard
+#: far above what the budget takes (≈ 3 s on the tanks), so the budget decides.
+WITNESS_SOLVER = "lm"
+WITNESS_ITERATIONS = 100_000
+WITNESS_GUARD_S = 300.0
+#: Candidates sampled per scenario (taken in order until n are kept) and their seed.
+CANDIDATES = 4000
+TARGET_SEED = 2024
+
+
+def collision_goal(robot: Robot, scenario: scenes.Scenario) -> CollisionAvoidanceGoal:
+    """The scenario's collision costs with the thin endoscope cover."""
+    return CollisionAvoidanceGoal(scenario.scene, spheres=sphere_model(robot, links=scenes.ENDOSCOPE_COVER))
+
+
+class TipClearance:
+    """Whether the tip link, placed by a tip pose and pulled back TIP_CONTACT along the
+    tool axis, is clear of every obstacle (exact, with coal). The link cannot lie wholly
+    inside a solid: its end is on the target's surface, on the free side."""
+
+    def __init__(self, robot: Robot, scenario: scenes.Scenario):
+        q = robot.center()
+        self._tip_in_link = np.linalg.inv(robot.link_pose(q, scenes.TIP_LINK)) @ robot.link_pose(q, scenes.TIP)
+        self._pieces = [(piece_geometry(p), p.origin) for p in link_pieces(robot.model.link(scenes.TIP_LINK))]
+        self._obstacles = [(shape_geometry(o.shape), transform(o.pose)) for o in scenario.scene.obstacles.values()]
+
+    def __call__(self, T: np.ndarray) -> bool:
+        back = np.array(T, dtype=float)
+        back[:3, 3] -= scenes.TIP_CONTACT * back[:3, 2]
+        link = back @ np.linalg.inv(self._tip_in_link)
+        req = coal.CollisionRequest()
+        for geometry, origin in self._pieces:
+            tf = transform(link @ origin)
+            for obstacle, pose in self._obstacles:
+                if coal.collide(geometry, tf, obstacle, pose, req, coal.CollisionResult()):
+                    return False
+        return True
+
+
+@dataclass
+class SceneCheck:
+    """The acceptance test of scene answers for one (robot, scenario): `ok(T, q)`."""
+
+    robot: Robot
+    checker: CollisionChecker
+
+    @classmethod
+    def of(cls, robot: Robot, scenario: scenes.Scenario) -> SceneCheck:
+        return cls(robot, CollisionChecker(robot, scenario.scene))
+
+    def ok(self, T: np.ndarray, q: np.ndarray) -> bool:
+        """q within limits, at the pose T (TOLERANCE) and collision-free by the exact check."""
+        if not self.robot.within_limits(q):
+            return False
+        dp, angle = pose_errors(self.robot, scenes.TIP, T, q)
+        return dp <= TOLERANCE[0] and angle <= TOLERANCE[1] and self.checker.is_free(q)
+
+
+@dataclass
+class SceneProblem:
+    """What a scene test adds to each solve: the collision goal (for solvers that take it),
+    the scene (its exact check is then every answer's first acceptance test, also for
+    solvers without the goal: rejection sampling, as MoveIt's plugins do [E 8.1]), and the
+    exact check the runner applies to the answer afterwards."""
+
+    scenario: scenes.Scenario
+    goals: list
+    check: SceneCheck
+
+    @classmethod
+    def of(cls, robot: Robot, name: str, solver: str) -> SceneProblem:
+        from bioik.solvers.registry import SOLVERS
+
+        scenario = scenes.load(name)
+        goal = collision_goal(robot, scenario)
+        kinds = SOLVERS[solver].kinds if solver in SOLVERS else None
+        goals = [goal] if kinds is None or goal.kind in kinds else []
+        return cls(scenario, goals, SceneCheck.of(robot, scenario))
+
+
+class _Search:
+    """One process's witness search for one scenario (built once per worker)."""
+
+    def __init__(self, name: str):
+        self.robot = bioik.load_robot(scenes.ROBOT)
+        self.scenario = scenes.load(name)
+        self.goal = collision_goal(self.robot, self.scenario)
+        self.check = SceneCheck.of(self.robot, self.scenario)
+        self.clear = TipClearance(self.robot, self.scenario)
+
+    def __call__(self, item: tuple[int, np.ndarray]) -> tuple[str, np.ndarray | None]:
+        """("kept", witness) or ("contact" | "witness", None): why the candidate was dropped."""
+        k, T = item
+        if not self.clear(T):
+            return "contact", None
+        res = bioik.solve(self.robot, [PoseGoal(scenes.TIP, T), self.goal], scene=self.scenario.scene, solver=WITNESS_SOLVER,
+                          max_iterations=WITNESS_ITERATIONS, timeout=WITNESS_GUARD_S, random_seed=k)
+        if res.success and self.check.ok(T, res.q):
+            return "kept", res.q
+        return "witness", None
+
+
+_worker: _Search | None = None  # this process's search (one scenario per process)
+
+
+def _init(name: str) -> None:
+    global _worker
+    _worker = _Search(name)
+
+
+def _run(item: tuple[int, np.ndarray]) -> tuple[str, np.ndarray | None]:
+    return _worker(item)
+
+
+def make_targets(name: str, n: int = 1000, jobs: int = 1, progress: bool = True) -> scenes.TargetSet:
+    """Search witnesses for scenario `name`'s candidates until n are kept (see the module)."""
+    scenario = scenes.load(name)
+    robot = bioik.load_robot(scenes.ROBOT)
+    rng = np.random.default_rng(TARGET_SEED)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    dropped = {"self_collision": 0} if not scenario.patches else {"contact": 0, "witness": 0}
+    tried, t0 = 0, time.monotonic()
+
+    def report():
+        if progress:
+            print(f"\r{name}: {len(kept)}/{n} kept of {tried} tried ({time.monotonic() - t0:.0f} s)", end="", file=sys.stderr, flush=True)
+
+    if not scenario.patches:  # Random: a configuration free of self-collision is its own witness
+        check = SceneCheck.of(robot, scenario)
+        Q = robot.random_configuration(rng, CANDIDATES)
+        for q, T in zip(Q, robot.fk(Q, [scenes.TIP])[:, 0]):
+            if len(kept) == n:
+                break
+            tried += 1
+            if check.checker.is_free(q):
+                kept.append((T, q))
+            else:
+                dropped["self_collision"] += 1
+        report()
+    else:
+        candidates = list(enumerate(scenario.sample_targets(CANDIDATES, rng)))
+        pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_init, initargs=(name,)) if jobs > 1 else None
+        if pool is None:
+            _init(name)
+        try:
+            while len(kept) < n and tried < len(candidates):
+                batch = candidates[tried : tried + 4 * jobs]
+                for (k, T), (why, q) in zip(batch, pool.map(_run, batch) if pool else map(_run, batch)):
+                    if len(kept) == n:
+                        break
+                    tried += 1
+                    if why == "kept":
+                        kept.append((T, q))
+                    else:
+                        dropped[why] += 1
+                report()
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+    if progress:
+        print(file=sys.stderr)
+    info = {
+        "scenario": name, "robot": scenes.ROBOT, "tip": scenes.TIP, "seed": TARGET_SEED, "candidates": CANDIDATES,
+        "tried": tried, "kept": len(kept), "dropped": dropped, "solver": WITNESS_SOLVER,
+        "max_iterations": WITNESS_ITERATIONS, "tip_contact": scenes.TIP_CONTACT, "bioik": bioik.__version__,
+    }
+    poses = np.array([T for T, _ in kept]).reshape(-1, 4, 4)
+    return scenes.TargetSet(poses, np.array([q for _, q in kept]).reshape(-1, robot.dof), info)
+
+
+def save_targets(targets: scenes.TargetSet, path: str | os.PathLike) -> Path:
+    """Write a TargetSet as the .npz `Scenario.targets()` reads."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, poses=targets.poses, witnesses=targets.witnesses, info=np.array(json.dumps(targets.info)))
+    return path
