@@ -96,6 +96,13 @@ def test_grid_interpolates_a_linear_field_exactly_and_its_gradient_is_the_interp
     assert np.allclose(g(q)[:, 1:], fd, atol=1e-5)
 
 
+def test_a_nan_point_gives_a_nan_distance_not_a_read_off_the_grid():
+    h, origin = 0.1, np.zeros(3)
+    f = _grid(np.arange(4 * 5 * 6, dtype=float).reshape(4, 5, 6), origin, h)
+    for p in ([np.nan, 0.1, 0.1], [0.1, np.nan, 0.1], [0.1, 0.1, np.nan]):
+        assert np.isnan(f(np.array([p]))[0, 0])
+
+
 def test_grid_outside_its_box_adds_the_distance_to_the_box_continuously():
     h, origin = 0.1, np.zeros(3)
     values = np.full((3, 3, 3), 0.5)

@@ -135,11 +135,12 @@ def grid_sdf(data, off, nx, ny, nz, ox, oy, oz, h, inv_h, x, y, z):
     u = (x - ox) * inv_h
     v = (y - oy) * inv_h
     w = (z - oz) * inv_h
-    # clamp to the node box, remembering how far out (in cells) and along which axes
+    # clamp to the node box, remembering how far out (in cells) and along which axes; NaN
+    # clamps to 0 (min/max pass it on, and int(NaN) is undefined: an index off the grid)
     mx, my, mz = nx - 1.0, ny - 1.0, nz - 1.0
-    cu = min(max(u, 0.0), mx)
-    cv = min(max(v, 0.0), my)
-    cw = min(max(w, 0.0), mz)
+    cu = min(u if u > 0.0 else 0.0, mx)
+    cv = min(v if v > 0.0 else 0.0, my)
+    cw = min(w if w > 0.0 else 0.0, mz)
     i = min(int(cu), nx - 2)
     j = min(int(cv), ny - 2)
     k = min(int(cw), nz - 2)
