@@ -45,18 +45,21 @@ finally:
 if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik import scenes
     from bioik.collision.checker import CollisionChecker, Contact
+    from bioik.decoupling import Decoupler, decoupled_solve
     from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik
 
 __version__ = "0.1.0"
 
 __all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "track", "TrackResult", "rollout", "Rollout",
-           "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
+           "Decoupler", "decoupled_solve", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {
     "scenes": "bioik.scenes",
     "CollisionChecker": "bioik.collision.checker",
     "Contact": "bioik.collision.checker",
+    "Decoupler": "bioik.decoupling",
+    "decoupled_solve": "bioik.decoupling",
     "IKErrorCode": "bioik.moveit",
     "KinematicsConfig": "bioik.moveit",
     "get_position_ik": "bioik.moveit",

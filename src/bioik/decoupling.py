@@ -1,0 +1,190 @@
+"""Kinematic decoupling [E 8.10]: solve a tool that enters a narrow opening in two steps.
+
+The robot is split at `split_link` into a distal part (from the split link to the tip:
+the tool that goes through the opening, few joints, many possible collisions) and a
+proximal part (the arm that holds it, more joints, outside). Each attempt
+
+1. solves the distal part alone, seen from the target: its chain is inverted
+   (`bioik.model.invert.invert_chain`), so the tip sits at the target pose and the split
+   link moves. Goals, all in the target's frame: the tool passes through the opening's
+   centre (`RCMGoal` over the distal links, primary), does not touch the obstacles
+   (`CollisionAvoidanceGoal`, primary), and its split link comes as near as it can to the
+   point one distal length out of the opening along its axis ([E Fig. 8.17]'s point,
+   secondary: the tool leaves the object straight through the hole);
+2. solves the proximal part for the pose the split link must then take (a pose goal on
+   the split link of the whole robot: the distal joints do not move it), up to
+   PROXIMAL_TRIES times with other random starts;
+3. merges both and accepts the configuration only if the tip reaches the target (1e-5 m,
+   1e-5 rad by default) and coal's exact check finds the whole robot collision-free (and
+   the callback, if any, accepts it) — otherwise the next attempt starts from other random
+   seeds, until the timeout or the attempt budget.
+
+[E 8.10] inverted ELISE's URDF by hand and steered the distal part with the position
+goal alone; here the inversion is automatic for any serial split, and the opening also
+enters as a remote centre of motion, which makes the distal answer meet the hole exactly
+rather than approximately.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from bioik.collision.checker import CollisionChecker
+from bioik.collision.spheres import SphereModel, sphere_model
+from bioik.goals import CollisionAvoidanceGoal, PoseGoal, PositionGoal, RCMGoal
+from bioik.kinematics.robot import Robot
+from bioik.model.invert import invert_chain, rigid_inverse
+from bioik.scene import Scene
+from bioik.solvers.api import Result, check_timeout, solve
+
+#: Iteration budgets of one attempt's distal and proximal solves.
+DISTAL_ITERATIONS = 200
+PROXIMAL_ITERATIONS = 200
+#: Proximal solves per distal answer (the arm's other solution branches).
+PROXIMAL_TRIES = 4
+
+
+def _restrict(spheres: SphereModel, links: Sequence[str]) -> SphereModel:
+    """The spheres of `links` only (a cover of the whole robot, for the distal part)."""
+    keep = [k for k, name in enumerate(spheres.links) if name in links]
+    rows = np.isin(spheres.link_of, keep)
+    renumber = {old: new for new, old in enumerate(keep)}
+    link_of = np.array([renumber[int(i)] for i in spheres.link_of[rows]], dtype=np.int64)
+    return SphereModel(tuple(spheres.links[k] for k in keep), link_of, spheres.centres[rows].copy(), spheres.radii[rows].copy())
+
+
+class Decoupler:
+    """Decoupled solving of `robot` split at `split_link`, for targets of `tip` among the
+    obstacles of `scene`, through `opening` = (point, axis into the object) in the base
+    frame. Prepared once (the inverted distal model, its scene, the exact checker); then
+    `solve(T)` per target. Safe to share between threads (every solve has its own goals).
+
+    spheres: the robot's sphere cover for the collision goals (default: `sphere_model`);
+    solver: the solver of both parts (default lm).
+    """
+
+    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, Any], *,
+                 spheres: SphereModel | None = None, solver: str = "lm"):
+        if not isinstance(scene, Scene):
+            raise TypeError(f"Decoupler: scene must be a bioik.Scene; got {type(scene).__name__}")
+        self.robot, self.tip, self.split_link, self.scene, self.solver = robot, tip, split_link, scene, solver
+        point, axis = (np.asarray(v, dtype=float).reshape(-1) for v in opening)
+        if point.shape != (3,) or axis.shape != (3,) or not (np.isfinite(point).all() and np.isfinite(axis).all()):
+            raise ValueError(f"Decoupler: opening must be (point, axis), two finite 3-vectors; got {opening!r}")
+        if np.linalg.norm(axis) < 1e-12:
+            raise ValueError("Decoupler: the opening's axis must not be zero")
+        self.point, self.axis = point, axis / np.linalg.norm(axis)
+        self.distal = Robot(invert_chain(robot.model, split_link, tip))
+        missing = [n for n in self.distal.variable_names if n not in robot.variable_names]
+        if missing:
+            raise ValueError(f"Decoupler: the distal joints {missing} are not in the robot's active group")
+        self._distal_vars = np.array([robot.variable_names.index(n) for n in self.distal.variable_names])
+        links = [name for name in self.distal.link_names if not name.endswith("__inverted")]
+        self._rcm_links = links[::-1]  # from the split link to the tip … any order of consecutive links
+        q0 = robot.center()
+        T_split, T_tip = robot.link_pose(q0, split_link), robot.link_pose(q0, tip)
+        chain = [robot.link_pose(q0, name)[:3, 3] for name in links]
+        self.reach = float(sum(np.linalg.norm(b - a) for a, b in zip(chain, chain[1:]))) or float(
+            np.linalg.norm(T_tip[:3, 3] - T_split[:3, 3]))
+        # the distal part's own scene, re-posed per target; contacts allowed to its links carried over
+        self._scene = Scene()
+        for o in scene:
+            self._scene.add(o.name, o.shape, o.pose)
+        for link, obstacle in scene.allowed_contacts:
+            if link in links:
+                self._scene.allow_contact(obstacle, link)
+        cover = sphere_model(robot) if spheres is None else spheres
+        self._spheres = _restrict(cover, links)
+        self._collision = CollisionAvoidanceGoal(self._scene, spheres=self._spheres, self_collision=False)
+        self.checker = CollisionChecker(robot, scene)
+
+    def _pose_distal_scene(self, T_inv: np.ndarray) -> None:
+        for o in self.scene:
+            self._scene.move(o.name, T_inv @ o.pose)
+
+    def solve(self, T: np.ndarray, *, timeout: float = 0.1, random_seed: int | None = None, max_attempts: int | None = None,
+              position_tolerance: float = 1e-5, rotation_tolerance: float = 1e-5,
+              callback: Callable[[np.ndarray], bool] | None = None) -> Result:
+        """Decoupled solve for the tip pose T (4×4, base frame); see the module for the steps.
+        A Result like `bioik.solve`'s: goal_errors (1, 2) = the tip's (position, angle) error;
+        callback_calls counts the merged configurations offered to the acceptance test (tip
+        pose, exact collision check, then the callback), restarts the attempts after the first."""
+        t0 = time.monotonic()
+        timeout = check_timeout(timeout)
+        T = np.asarray(T, dtype=float)
+        if T.shape != (4, 4) or not np.isfinite(T).all():
+            raise ValueError(f"decoupled solve: the target must be a finite 4×4 pose; got shape {T.shape}")
+        deadline = t0 + timeout
+        rng = np.random.default_rng(random_seed)
+        T_inv = rigid_inverse(T)
+        self._pose_distal_scene(T_inv)
+        trocar = T_inv[:3, :3] @ self.point + T_inv[:3, 3]
+        out = T_inv[:3, :3] @ (self.point - self.reach * self.axis) + T_inv[:3, 3]
+        distal_goals = [RCMGoal(self._rcm_links, trocar), self._collision, PositionGoal(self.split_link, out, secondary=True)]
+        best_q, best_err, checked, attempts, iterations = None, (math.inf, math.inf), 0, 0, 0
+        while time.monotonic() < deadline and (max_attempts is None or attempts < max_attempts):
+            attempts += 1
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            d = solve(self.distal, distal_goals, solver=self.solver, timeout=left, max_iterations=DISTAL_ITERATIONS,
+                      random_seed=int(rng.integers(2**31)))
+            iterations += d.iterations
+            if not d.success:
+                continue
+            split_pose = T @ self.distal.link_pose(d.q, self.split_link)
+            for _ in range(PROXIMAL_TRIES):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                p = solve(self.robot, [PoseGoal(self.split_link, split_pose)], solver=self.solver, timeout=left,
+                          max_iterations=PROXIMAL_ITERATIONS, random_seed=int(rng.integers(2**31)))
+                iterations += p.iterations
+                if not p.success:
+                    continue
+                q = p.q.copy()
+                q[self._distal_vars] = d.q
+                err = self._tip_error(q, T)
+                checked += 1
+                ok = err[0] <= position_tolerance and err[1] <= rotation_tolerance and self.robot.within_limits(q)
+                if ok and self.checker.is_free(q) and (callback is None or bool(callback(q.copy()))):
+                    return self._result(q, True, err, t0, checked, attempts, iterations)
+                if best_q is None or sum(err) < sum(best_err):
+                    best_q, best_err = q, err
+        if best_q is None:
+            best_q = self.robot.center()
+            best_err = self._tip_error(best_q, T)
+        return self._result(best_q, False, best_err, t0, checked, attempts, iterations)
+
+    def _tip_error(self, q: np.ndarray, T: np.ndarray) -> tuple[float, float]:
+        A = self.robot.link_pose(q, self.tip)
+        R = A[:3, :3].T @ T[:3, :3]
+        angle = math.acos(min(1.0, max(-1.0, (float(np.trace(R)) - 1.0) / 2.0)))
+        return float(np.linalg.norm(A[:3, 3] - T[:3, 3])), angle
+
+    def _result(self, q, success, err, t0, checked, attempts, iterations) -> Result:
+        errors = np.array([err], dtype=float)
+        return Result(q, success, 0.0 if success else float(err[0] ** 2 + err[1] ** 2), errors, time.monotonic() - t0,
+                      callback_calls=checked, restarts=max(attempts - 1, 0), iterations=iterations, solver=f"decoupled:{self.solver}")
+
+
+def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, Any], scene: Scene,
+                    timeout: float = 0.1, random_seed: int | None = None, spheres: SphereModel | None = None,
+                    solver: str = "lm", **kwargs: Any) -> Result:
+    """Solve `goals` (one `PoseGoal` of the tool tip) by kinematic decoupling at
+    `split_link` through `opening` = (point, axis into the object) among `scene`'s
+    obstacles (see the module). One call prepares a `Decoupler`; hold one for many targets."""
+    poses = [g for g in goals if isinstance(g, PoseGoal)]
+    if len(poses) != 1 or len(goals) != 1:
+        raise ValueError(f"decoupled_solve takes one PoseGoal (the tool tip's target); got {[type(g).__name__ for g in goals]}")
+    g = poses[0]
+    return Decoupler(robot, g.link, split_link, scene, opening, spheres=spheres, solver=solver).solve(
+        g.pose, timeout=timeout, random_seed=random_seed, **kwargs)
+
+
+__all__ = ["Decoupler", "decoupled_solve"]

@@ -1,0 +1,97 @@
+"""Kinematic decoupling (bioik.decoupling): the tool through the tank's opening, the arm
+to the tool's base, the merged answer checked exactly."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik import scenes
+from bioik.collision import CollisionChecker, sphere_model
+from bioik.decoupling import Decoupler, decoupled_solve
+
+ROBOT = bioik.load_robot(scenes.ROBOT)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("BIOIK_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "decoupling-cache"))
+
+
+@pytest.fixture(scope="module")
+def tank():
+    scenario = scenes.load("HydrogenTank")
+    op = scenario.opening
+    spheres = sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER)
+    return scenario, Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, op.axis), spheres=spheres)
+
+
+def _pose_error(q, T):
+    A = ROBOT.link_pose(q, scenes.TIP)
+    return np.linalg.norm(A[:3, 3] - T[:3, 3]), np.linalg.norm(A[:3, :3] - T[:3, :3])
+
+
+def test_tank_targets_are_reached_through_the_opening_collision_free(tank):
+    scenario, dec = tank
+    checker = CollisionChecker(ROBOT, scenario.scene)
+    stored = scenario.targets()
+    for k in range(8):
+        T = stored.poses[k]
+        res = dec.solve(T, timeout=60.0, random_seed=k, max_attempts=50)
+        assert res.success, k
+        dp, dR = _pose_error(res.q, T)
+        assert dp <= 1e-5 and dR <= 1e-4 and ROBOT.within_limits(res.q) and checker.is_free(res.q)
+        # the shaft passes through the hole: its axis comes within the opening's radius of the centre
+        a, b = (ROBOT.link_pose(res.q, n)[:3, 3] for n in ("endoscope_link_1", "endoscope_link_2"))
+        c = np.asarray(scenario.opening.point)
+        s = np.clip(np.dot(c - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        assert np.linalg.norm(a + s * (b - a) - c) < scenario.opening.diameter / 2
+
+
+def test_a_seeded_solve_with_an_attempt_budget_is_reproducible(tank):
+    _, dec = tank
+    T = tank[0].targets().poses[20]
+    a = dec.solve(T, timeout=60.0, random_seed=3, max_attempts=20)
+    b = dec.solve(T, timeout=60.0, random_seed=3, max_attempts=20)
+    assert np.array_equal(a.q, b.q) and a.success == b.success
+
+
+def test_a_target_outside_reach_fails_honestly(tank):
+    _, dec = tank
+    T = np.eye(4)
+    T[:3, 3] = (3.0, 0.0, 0.0)
+    res = dec.solve(T, timeout=60.0, random_seed=0, max_attempts=3)
+    assert not res.success and ROBOT.within_limits(res.q) and res.restarts == 2
+
+
+def test_the_callback_has_the_last_word(tank):
+    _, dec = tank
+    seen = []
+    res = dec.solve(tank[0].targets().poses[0], timeout=60.0, random_seed=0, max_attempts=4,
+                    callback=lambda q: seen.append(q) or False)
+    assert not res.success and 1 <= len(seen) <= res.callback_calls  # the exact check comes first
+
+
+def test_decoupled_solve_takes_one_pose_goal_and_checks_its_inputs(tank):
+    scenario, _ = tank
+    op = scenario.opening
+    T = scenario.targets().poses[1]
+    res = decoupled_solve(ROBOT, [bioik.PoseGoal(scenes.TIP, T)], split_link="endoscope_mount", opening=(op.point, op.axis),
+                          scene=scenario.scene, timeout=60.0, random_seed=1, max_attempts=50,
+                          spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER))
+    assert res.success and _pose_error(res.q, T)[0] <= 1e-5
+    with pytest.raises(ValueError, match="one PoseGoal"):
+        decoupled_solve(ROBOT, [bioik.PositionGoal(scenes.TIP, T[:3, 3])], split_link="endoscope_mount",
+                        opening=(op.point, op.axis), scene=scenario.scene)
+    with pytest.raises(ValueError, match="two finite 3-vectors"):
+        Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, (0, np.nan, 1)))
+    with pytest.raises(ValueError, match="must not be zero"):
+        Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, (0, 0, 0)))
+    with pytest.raises(TypeError, match="bioik.Scene"):
+        Decoupler(ROBOT, scenes.TIP, "endoscope_mount", None, (op.point, op.axis))
+    with pytest.raises(ValueError, match="not an ancestor"):
+        Decoupler(ROBOT, "endoscope_mount", scenes.TIP, scenario.scene, (op.point, op.axis))
+    with pytest.raises(ValueError, match="active group"):
+        Decoupler(ROBOT.with_group(["shoulder_pan_joint", "shoulder_lift_joint"]), scenes.TIP, "endoscope_mount", scenario.scene,
+                  (op.point, op.axis))
+    with pytest.raises(ValueError, match="finite 4×4"):
+        tank[1].solve(np.eye(3))
