@@ -24,7 +24,8 @@ def tank():
     scenario = scenes.load("HydrogenTank")
     op = scenario.opening
     spheres = sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER)
-    return scenario, Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, op.axis), spheres=spheres)
+    return scenario, Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, op.axis, op.diameter),
+                               spheres=spheres)
 
 
 def _pose_error(q, T):
@@ -86,6 +87,10 @@ def test_decoupled_solve_takes_one_pose_goal_and_checks_its_inputs(tank):
                         opening=(op.point, op.axis), scene=scenario.scene)
     with pytest.raises(ValueError, match="two finite 3-vectors"):
         Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, (0, np.nan, 1)))
+    with pytest.raises(ValueError, match="diameter must be a finite number"):
+        Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, op.axis, -1.0))
+    with pytest.raises(ValueError, match=r"\(point, axis\) or \(point, axis, diameter\)"):
+        Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point,))
     with pytest.raises(ValueError, match="must not be zero"):
         Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, (op.point, (0, 0, 0)))
     with pytest.raises(TypeError, match="bioik.Scene"):

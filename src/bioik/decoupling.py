@@ -6,8 +6,9 @@ proximal part (the arm that holds it, more joints, outside). Each attempt
 
 1. solves the distal part alone, seen from the target: its chain is inverted
    (`bioik.model.invert.invert_chain`), so the tip sits at the target pose and the split
-   link moves. Goals, all in the target's frame: the tool passes through the opening's
-   centre (`RCMGoal` over the distal links, primary), does not touch the obstacles
+   link moves. Goals, all in the target's frame: the tool's axis passes through the hole
+   (`RCMGoal` over the distal links, primary, met within the hole's radius when the
+   opening gives its diameter, else at its centre), does not touch the obstacles
    (`CollisionAvoidanceGoal`, primary), and its split link comes as near as it can to the
    point one distal length out of the opening along its axis ([E Fig. 8.17]'s point,
    secondary: the tool leaves the object straight through the hole);
@@ -60,25 +61,32 @@ def _restrict(spheres: SphereModel, links: Sequence[str]) -> SphereModel:
 
 class Decoupler:
     """Decoupled solving of `robot` split at `split_link`, for targets of `tip` among the
-    obstacles of `scene`, through `opening` = (point, axis into the object) in the base
-    frame. Prepared once (the inverted distal model, its scene, the exact checker); then
+    obstacles of `scene`, through `opening` = (point, axis into the object[, diameter]) in
+    the base frame (a `bioik.scenes.Opening` will do). Prepared once (the inverted distal model, its scene, the exact checker); then
     `solve(T)` per target. Safe to share between threads (every solve has its own goals).
 
     spheres: the robot's sphere cover for the collision goals (default: `sphere_model`);
     solver: the solver of both parts (default lm).
     """
 
-    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, Any], *,
+    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...], *,
                  spheres: SphereModel | None = None, solver: str = "lm"):
         if not isinstance(scene, Scene):
             raise TypeError(f"Decoupler: scene must be a bioik.Scene; got {type(scene).__name__}")
         self.robot, self.tip, self.split_link, self.scene, self.solver = robot, tip, split_link, scene, solver
-        point, axis = (np.asarray(v, dtype=float).reshape(-1) for v in opening)
+        parts = tuple(opening)
+        if len(parts) not in (2, 3):
+            raise ValueError(f"Decoupler: opening must be (point, axis) or (point, axis, diameter); got {opening!r}")
+        point, axis = (np.asarray(v, dtype=float).reshape(-1) for v in parts[:2])
         if point.shape != (3,) or axis.shape != (3,) or not (np.isfinite(point).all() and np.isfinite(axis).all()):
-            raise ValueError(f"Decoupler: opening must be (point, axis), two finite 3-vectors; got {opening!r}")
+            raise ValueError(f"Decoupler: the opening's point and axis must be two finite 3-vectors; got {opening!r}")
         if np.linalg.norm(axis) < 1e-12:
             raise ValueError("Decoupler: the opening's axis must not be zero")
+        diameter = float(parts[2]) if len(parts) == 3 else 0.0
+        if not (math.isfinite(diameter) and diameter >= 0.0):
+            raise ValueError(f"Decoupler: the opening's diameter must be a finite number ≥ 0; got {parts[2]!r}")
         self.point, self.axis = point, axis / np.linalg.norm(axis)
+        self._rcm_tolerance = max(diameter / 2.0, 1e-5)
         self.distal = Robot(invert_chain(robot.model, split_link, tip))
         missing = [n for n in self.distal.variable_names if n not in robot.variable_names]
         if missing:
@@ -125,7 +133,7 @@ class Decoupler:
         self._pose_distal_scene(T_inv)
         trocar = T_inv[:3, :3] @ self.point + T_inv[:3, 3]
         out = T_inv[:3, :3] @ (self.point - self.reach * self.axis) + T_inv[:3, 3]
-        distal_goals = [RCMGoal(self._rcm_links, trocar), self._collision, PositionGoal(self.split_link, out, secondary=True)]
+        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=self._rcm_tolerance), self._collision, PositionGoal(self.split_link, out, secondary=True)]
         best_q, best_err, checked, attempts, iterations = None, (math.inf, math.inf), 0, 0, 0
         while time.monotonic() < deadline and (max_attempts is None or attempts < max_attempts):
             attempts += 1
@@ -173,11 +181,11 @@ class Decoupler:
                       callback_calls=checked, restarts=max(attempts - 1, 0), iterations=iterations, solver=f"decoupled:{self.solver}")
 
 
-def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, Any], scene: Scene,
+def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, ...], scene: Scene,
                     timeout: float = 0.1, random_seed: int | None = None, spheres: SphereModel | None = None,
                     solver: str = "lm", **kwargs: Any) -> Result:
     """Solve `goals` (one `PoseGoal` of the tool tip) by kinematic decoupling at
-    `split_link` through `opening` = (point, axis into the object) among `scene`'s
+    `split_link` through `opening` = (point, axis into the object[, diameter]) among `scene`'s
     obstacles (see the module). One call prepares a `Decoupler`; hold one for many targets."""
     poses = [g for g in goals if isinstance(g, PoseGoal)]
     if len(poses) != 1 or len(goals) != 1:
