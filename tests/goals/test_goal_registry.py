@@ -32,7 +32,7 @@ CODES = {
     "PositionGoal": 1, "OrientationGoal": 2, "PoseGoal": 3, "LookAtGoal": 4, "DirectionGoal": 5,
     "LineGoal": 6, "ConeGoal": 7, "SideGoal": 8, "MinDistanceGoal": 9, "MaxDistanceGoal": 10,
     "RCMGoal": 11, "BalanceGoal": 12, "CollisionAvoidanceGoal": 13, "ClearanceGoal": 14, "ObstacleDistanceGoal": 15,
-    "TouchGoal": 16, "JointVariableGoal": 20, "CenterJointsGoal": 21,
+    "TouchGoal": 16, "ScanGoal": 17, "JointVariableGoal": 20, "CenterJointsGoal": 21,
     "AvoidJointLimitsGoal": 22, "MinimalDisplacementGoal": 23,
 }
 
@@ -69,6 +69,8 @@ EXAMPLES = {
     "ObstacleDistanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.ObstacleDistanceGoal("forearm_link", _wall(),
                                                                                                   "wall", 0.3)),
     "TouchGoal": (tree, lambda rng: bioik.TouchGoal("l1", rng.normal(size=3), rng.normal(size=3))),
+    "ScanGoal": (tree, lambda rng: bioik.ScanGoal("tip_b", rng.normal(size=3), rng.normal(size=3), standoff=0.8,
+                                                  distance_band=0.5, fov_angle=1.0, normal_angle=1.0, axis=rng.normal(size=3))),
     "JointVariableGoal": (tree, lambda rng: bioik.JointVariableGoal("j3", 0.4 * rng.uniform(-1, 1))),
     "CenterJointsGoal": (tree, lambda rng: bioik.CenterJointsGoal()),
     "AvoidJointLimitsGoal": (tree, lambda rng: bioik.AvoidJointLimitsGoal()),

@@ -7,8 +7,9 @@ rotation angle (rad). Acceptance modes:
           the goal frame, within the tolerances (TRAC-IK's test [E Alg. 3.2]; admits
           up to √3× larger errors);
   "kdl":  max(‖Δp‖, ‖Δr‖) ≤ position tolerance (KDL's single-threshold test [E Alg. 3.1]).
-Other goals are met when ‖r‖ ≤ their tolerance (unweighted residual). Secondary goals
-never block success.
+The scan goal reports its largest criterion in units of its wall and is met when that is
+≤ its tolerance (1: inside all three walls, `bioik.goals.scan`). Other goals are met when
+‖r‖ ≤ their tolerance (unweighted residual). Secondary goals never block success.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import ORIENTATION, POSE, POSITION
+from bioik.goals.base import ORIENTATION, POSE, POSITION, SCAN
 from bioik.goals.pose import pose_errors, pose_met
+from bioik.goals.scan import scan_reach
 from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
 from bioik.kinematics.frames import JIT, KERNEL
 
@@ -26,8 +28,9 @@ MODES = {"norm": 0, "trac": 1, "kdl": 2}
 
 @njit(**KERNEL)
 def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors):
-    """errors (G, 2): (position error, rotation angle) for pose-type goals, (‖r‖, 0)
-    otherwise; returns True when every primary goal is met under `mode`.
+    """errors (G, 2): (position error, rotation angle) for pose-type goals, (largest
+    criterion / its wall, 0) for scan goals, (‖r‖, 0) otherwise; returns True when every
+    primary goal is met under `mode`.
 
     gt (G, 2): position (or residual) tolerance and rotation tolerance per goal. r (≥ 6
     rows, as every residual buffer is) also holds a pose goal's error components: solvers
@@ -41,6 +44,9 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, erro
             pose_errors(kind, gf[g], frames[gi[g, OUT1]], e)
             dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
             errors[g, 0], errors[g, 1] = dp, dr
+        elif kind == SCAN:
+            errors[g, 0], errors[g, 1] = scan_reach(gf[g], frames[gi[g, OUT1]]), 0.0
+            met = errors[g, 0] <= gt[g, 0]
         else:
             d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, False, scratch)
             s = 0.0

@@ -32,9 +32,11 @@ MAX_WEIGHT = 1e6
 
 #: The kind codes that code outside their goal's file compares against: the solvers' pose
 #: fast paths and acceptance test (`bioik.goals.pose`), RelaxedIK's joint-limit term
-#: (`bioik.goals.joints`), and PYTHON (`bioik.goals.registry`). Every other goal declares
+#: (`bioik.goals.joints`), the acceptance test of the scan goal, met inside its walls
+#: (`bioik.goals.scan`), and PYTHON (`bioik.goals.registry`). Every other goal declares
 #: its code in its own file only; the registry refuses a code in use.
 POSITION, ORIENTATION, POSE = 1, 2, 3
+SCAN = 17
 AVOID_JOINT_LIMITS = 22
 
 

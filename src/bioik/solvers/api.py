@@ -66,7 +66,8 @@ class Result:
     q: the configuration (always within limits); success: every primary goal passed its
     acceptance test on exact FK (and the callback, if any, accepted q); cost: weighted
     primary + secondary cost; goal_errors: per goal (position error m, rotation angle rad)
-    for pose-type goals, (‖residual‖, 0) otherwise; time: seconds spent in the call;
+    for pose-type goals, (largest criterion / its wall, 0) for scan goals, (‖residual‖, 0)
+    otherwise; time: seconds spent in the call;
     callback_calls: calls of the solution callback; restarts: random restarts;
     iterations: solver iterations; seed_clipped: the seed was outside limits and clipped.
     """

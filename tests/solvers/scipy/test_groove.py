@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from bioik.solvers.scipy.groove import (POSE_GROOVE, SWAMP, groove, groove_derivative, groove_derivative_over_offset, swamp,
-                                  swamp_b, swamp_derivative)
+from bioik.goals.swamp import swamp, swamp_b, swamp_derivative
+from bioik.solvers.scipy.groove import POSE_GROOVE, SWAMP, groove, groove_derivative, groove_derivative_over_offset
 
 X = np.linspace(-0.7, 0.9, 33)
 

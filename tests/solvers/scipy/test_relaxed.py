@@ -12,7 +12,8 @@ import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved, fk_targets
 from bioik.problem import Problem
 from bioik.solvers.scipy import relaxed
-from bioik.solvers.scipy.groove import SWAMP, groove, swamp
+from bioik.goals.swamp import swamp
+from bioik.solvers.scipy.groove import SWAMP, groove
 
 
 @pytest.mark.parametrize("robot_name", ["ur5", "panda"])

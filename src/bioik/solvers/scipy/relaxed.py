@@ -54,7 +54,8 @@ from bioik.problem.layout import unpack
 from bioik.problem import Problem
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.scipy.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset, swamp, swamp_derivative
+from bioik.goals.swamp import swamp, swamp_derivative
+from bioik.solvers.scipy.groove import POSE_GROOVE, SWAMP, groove, groove_derivative_over_offset
 from bioik.solvers.scipy.objective import goal_blocks, make_buffers, restart_search, scipy_bounds, timed
 from bioik.solvers.core.family import Family
 
