@@ -178,3 +178,25 @@ def test_build_peak_memory_is_the_values_and_one_triangle_index_per_node():
         tracemalloc.stop()
     n = g.values.size
     assert n > 900_000 and peak <= 14 * n + 2**20  # 8 B of value + 4 B of triangle id per node
+
+
+def test_node_spans_beyond_the_int_range_are_clamped_not_undefined():
+    """A near-vertical triangle's plane bounds a column's z by ±1e17 cells and more; converted
+    to int unclamped they were undefined and the band loop ran off the grid (a segfault)."""
+    assert grid._node_span(-1e300, 1e300, 0.0, 1e-3, 10) == (0, 9)
+    assert grid._node_span(-1e300, -1e299, 0.0, 1e-3, 10)[1] < 0
+    assert grid._node_span(1e299, 1e300, 0.0, 1e-3, 10)[0] > 9 or grid._node_span(1e299, 1e300, 0.0, 1e-3, 10)[1] < 0
+    lo, hi = grid._node_span(np.nan, 1.0, 0.0, 1e-3, 10)
+    assert lo > hi
+    assert grid._node_span(0.0025, 0.0061, 0.0, 1e-3, 10) == (3, 6)
+
+
+def test_a_hole_cut_with_near_vertical_triangles_builds():
+    """The hydrogen tank of the EBIKE scenes: its 7 cm opening's wall has triangles whose
+    normals are horizontal to 1e-17 (the case that crashed)."""
+    hole = (Cylinder(0.035, 0.04), pose_from((0.0, 0.0, 0.155)))
+    tank = difference(Cylinder(0.16, 0.32), Cylinder(0.15, 0.30), hole)
+    g = build_grid(tank.mesh, default_resolution(tank.mesh))
+    assert np.isfinite(g.values).all()
+    d, _ = g.distance(np.array([[0.0, 0.0, 0.0], [0.155, 0.0, 0.0], [0.0, 0.0, 0.2]]))
+    assert d[0] > 0.1 and d[1] < 0 and d[2] > 0.03  # in the hollow, in the wall, above the lid

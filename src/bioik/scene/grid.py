@@ -262,8 +262,14 @@ def point_triangle_distance2(px, py, pz, V, F, t):
 
 @njit(inline="always", **JIT)
 def _node_span(lo, hi, o, h, n):
-    """First and last node index in [0, n) whose coordinate o + i·h lies in [lo, hi]."""
-    return max(int(math.ceil((lo - o) / h)), 0), min(int(math.floor((hi - o) / h)), n - 1)
+    """First and last node index in [0, n) whose coordinate o + i·h lies in [lo, hi]
+    (first > last when none does). Clamped as floats before the conversion to int: a
+    near-vertical triangle's plane bounds reach 1e17 cells and more, and a float beyond the
+    int64 range converts to an undefined value, which made the node loops run off the grid."""
+    a, b = np.ceil((lo - o) / h), np.floor((hi - o) / h)
+    if not a <= b:  # empty, or NaN
+        return 0, -1
+    return int(min(max(a, 0.0), float(n))), int(max(min(b, n - 1.0), -1.0))
 
 
 @njit(inline="always", **JIT)
