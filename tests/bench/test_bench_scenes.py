@@ -140,6 +140,9 @@ def test_scene_runs_end_to_end_through_the_cli(tmp_path, capsys):
     ["--test", "scene"],
     ["--test", "fkik", "--scene", "Table"],
     ["--test", "scene", "--scene", "Tank"],
+    ["--test", "scene", "--scene", "Table", "--goal-set", "rcm"],
+    ["--test", "scene", "--scene", "HydrogenTank", "--goal-set", "rcm2"],
+    ["--test", "fkik", "--goal-set", "rcm"],
 ])
 def test_cli_scene_mistakes_are_one_error_line(tmp_path, capsys, args):
     db = tmp_path / "r.db"
@@ -251,3 +254,18 @@ def test_goal_set_runs_store_rows_whose_successes_pass_the_exact_check_and_meet_
         q = np.array(r.solution)
         assert r.solved == check.ok(TANK.targets().poses[r.target_index], q)
         assert (r.callback_calls >= 1 and _met(goal_set, q)) if r.solved else True
+
+
+def test_goal_set_runs_end_to_end_through_the_cli_and_skip_solvers_without_the_goal(tmp_path, capsys):
+    db = tmp_path / "sets.db"
+    argv = ["bench", "run", "--robot", "elise_ur10", "--test", "scene", "--scene", "HydrogenTank", "--goal-set", "rcm",
+            "--solver", "lm", "--solver", "kdl", "--targets", "5", "--timeout", "10", "--param", "max_iterations=3000",
+            "--db", str(db)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "skipping kdl on test scene:HydrogenTank/rcm: solver 'kdl' does not take RCMGoal" in captured.err
+    assert "elise_ur10 (tip endoscope_tip) · scene:HydrogenTank/rcm · timeout 10000 ms · 5 targets" in captured.out
+    assert "| lm (max_iterations=3000) |" in captured.out and "| kdl" not in captured.out
+    with ResultStore(db) as store:
+        (exp,) = store.experiments()
+        assert exp.test == "scene:HydrogenTank/rcm" and len(store.results(exp.id)) == 5
