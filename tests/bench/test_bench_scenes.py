@@ -1,5 +1,5 @@
 """The EBIKE scenarios as benchmark problems (bioik.bench.scenes): the tip-clearance rule,
-the acceptance check, the witness search, and the stored target files."""
+the acceptance check, the witness search, the stored target files, and the goal sets."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,8 @@ import bioik
 from bioik import scenes
 from bioik.bench import ResultStore, generate
 from bioik.bench.runner import run_experiment
-from bioik.bench.scenes import SceneCheck, TipClearance, make_targets, save_targets
+from bioik.bench.scenes import RCM_TOLERANCE, GoalSetRefused, SceneCheck, SceneProblem, TipClearance, make_targets, save_targets
+from bioik.bench.targets import GOAL_SETS, check_test, goal_set_of, scenario_of, scene_test
 from bioik.cli import main
 from bioik.scenes import ebike
 
@@ -139,6 +140,9 @@ def test_scene_runs_end_to_end_through_the_cli(tmp_path, capsys):
     ["--test", "scene"],
     ["--test", "fkik", "--scene", "Table"],
     ["--test", "scene", "--scene", "Tank"],
+    ["--test", "scene", "--scene", "Table", "--goal-set", "rcm"],
+    ["--test", "scene", "--scene", "HydrogenTank", "--goal-set", "rcm2"],
+    ["--test", "fkik", "--goal-set", "rcm"],
 ])
 def test_cli_scene_mistakes_are_one_error_line(tmp_path, capsys, args):
     db = tmp_path / "r.db"
@@ -146,3 +150,122 @@ def test_cli_scene_mistakes_are_one_error_line(tmp_path, capsys, args):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bioik bench: error:")
     assert not db.exists()
+
+
+TANK = scenes.load("HydrogenTank")
+SHAFT_Z = (0.0, 0.0, 1.0)  # the shaft's axis in its frame: from its base towards the tip
+
+
+@pytest.mark.parametrize("goal_set, kind, fields", [
+    ("rcm", bioik.RCMGoal, {"links": ("endoscope_link_1", "endoscope_link_2"), "trocar": TANK.opening.point,
+                            "tolerance": RCM_TOLERANCE}),
+    ("rcm_multi", bioik.RCMGoal, {"links": ("endoscope_link_1", "endoscope_link_2", "endoscope_link_3", "endoscope_tip"),
+                                  "trocar": TANK.opening.point, "tolerance": RCM_TOLERANCE}),
+    ("line", bioik.LineGoal, {"link": "endoscope_link_1", "point": TANK.opening.point, "direction": TANK.opening.axis}),
+    ("alignment", bioik.DirectionGoal, {"link": "endoscope_link_1", "direction": TANK.opening.axis, "axis": SHAFT_Z}),
+    ("lookat", bioik.LookAtGoal, {"link": "endoscope_link_1", "target": TANK.opening.point, "axis": SHAFT_Z}),
+])
+def test_each_goal_set_adds_its_goal_around_the_opening(goal_set, kind, fields):
+    """Pose goal (added by the runner), collision goal, then the set's one goal, primary,
+    weight 1, built from the tank's opening: p = (0.65, 0, −0.43) on the lid, axis −z."""
+    assert TANK.opening.point == (0.65, 0.0, -0.43) and TANK.opening.axis == (0.0, 0.0, -1.0)
+    problem = SceneProblem.of(ROBOT, f"scene:HydrogenTank/{goal_set}", "lm")
+    collision, goal = problem.goals
+    assert type(collision) is bioik.CollisionAvoidanceGoal and type(goal) is kind
+    assert goal.weight == 1.0 and not goal.secondary
+    for name, value in fields.items():
+        got = getattr(goal, name)
+        assert (got == value) if name in ("link", "links") else np.allclose(got, value), name
+
+
+def test_the_generic_set_adds_only_the_collision_goal():
+    (goal,) = SceneProblem.of(ROBOT, "scene:HydrogenTank", "lm").goals
+    assert type(goal) is bioik.CollisionAvoidanceGoal
+
+
+def test_a_solver_without_the_goal_kind_is_refused_a_goal_set():
+    """kdl takes pose goals only: it runs the generic test (exact check alone), not a goal set."""
+    assert SceneProblem.of(ROBOT, "scene:HydrogenTank", "kdl").goals == []
+    with pytest.raises(GoalSetRefused, match="solver 'kdl' does not take RCMGoal, the goals of goal set 'rcm'"):
+        SceneProblem.of(ROBOT, "scene:HydrogenTank/rcm", "kdl")
+
+
+def test_scene_test_names_carry_the_goal_set():
+    assert scene_test("HydrogenTank") == "scene:HydrogenTank" and scene_test("HydrogenTank", "lookat") == "scene:HydrogenTank/lookat"
+    for test, scenario, goal_set in [("scene:HydrogenTank", "HydrogenTank", "generic"),
+                                     ("scene:HydrogenTankSmall/rcm_multi", "HydrogenTankSmall", "rcm_multi"), ("fkik", None, None)]:
+        assert (scenario_of(test), goal_set_of(test)) == (scenario, goal_set)
+        assert check_test(test) == test
+    assert all(check_test(scene_test("HydrogenTank", g)) for g in GOAL_SETS)  # every set is a test on a tank
+
+
+@pytest.mark.parametrize("test, message", [
+    ("scene:Table/rcm", "goal set 'rcm' is built around the scenario's opening; Table has none "
+                        r"\(scenarios with one: HydrogenTank, HydrogenTankSmall\)"),
+    ("scene:Random/lookat", "Random has none"),
+    ("scene:HydrogenTank/generic", "or none for generic"),
+    ("scene:HydrogenTank/", "goal set '' of test"),
+    ("scene:HydrogenTank/RCM", "names one of rcm, rcm_multi, line, alignment, lookat"),
+])
+def test_a_goal_set_needs_a_known_name_and_a_scenario_with_an_opening(test, message):
+    with pytest.raises(ValueError, match=message):
+        check_test(test)
+    with pytest.raises(ValueError, match=message):
+        generate(ROBOT, test, 3, 0)
+
+
+def _met(goal_set: str, q: np.ndarray) -> bool:
+    """Whether q meets the goal set's goal (to its tolerance), computed here from the link frames."""
+    p, a = np.array(TANK.opening.point), np.array(TANK.opening.axis)
+    frames = ROBOT.fk(q, ["endoscope_link_1", "endoscope_link_2", "endoscope_link_3", "endoscope_tip"])
+    origins, z = frames[:, :3, 3], frames[0, :3, 2]
+
+    def to_segment(a0, a1):
+        s = a1 - a0
+        return np.linalg.norm(p - a0 - np.clip((p - a0) @ s / (s @ s), 0.0, 1.0) * s)
+
+    if goal_set == "rcm":
+        return to_segment(origins[0], origins[1]) <= RCM_TOLERANCE
+    if goal_set == "rcm_multi":
+        return min(to_segment(origins[k], origins[k + 1]) for k in range(3)) <= RCM_TOLERANCE
+    if goal_set == "line":
+        d = origins[0] - p
+        return np.linalg.norm(d - (d @ a) * a) <= 1e-5
+    if goal_set == "alignment":
+        return np.linalg.norm(z - a) <= 1e-5
+    return np.linalg.norm((p - origins[0]) / np.linalg.norm(p - origins[0]) - z) <= 1e-5
+
+
+@pytest.mark.parametrize("goal_set, least", [("rcm", 3), ("rcm_multi", 3), ("line", 0), ("alignment", 0), ("lookat", 3)])
+def test_goal_set_runs_store_rows_whose_successes_pass_the_exact_check_and_meet_the_goal(tmp_path, goal_set, least):
+    """A few tank targets with lm on an iteration budget and a fixed random seed: every row
+    stored, every success collision-free at the pose by the exact check, and its set's goal
+    met (the goals are primary: an answer is offered to the callback only once they are).
+    The RCM and look-at sets solve them all; the line and the alignment, which hold the
+    shaft to the tank's axis, may solve none here (this tank is as wide as it is tall)."""
+    test = f"scene:HydrogenTank/{goal_set}"
+    with ResultStore(tmp_path / "r.db", create=True) as store:
+        s = run_experiment(store, ROBOT, "elise_ur10", test, "lm", 3, 10.0, params={"max_iterations": 3000, "random_seed": 1})
+        rows = store.results(s.experiment)
+        (exp,) = store.experiments()
+    assert exp.test == test and len(rows) == 3 and s.solved == sum(r.solved for r in rows) >= least
+    check = SceneCheck.of(ROBOT, TANK)
+    for r in rows:
+        q = np.array(r.solution)
+        assert r.solved == check.ok(TANK.targets().poses[r.target_index], q)
+        assert (r.callback_calls >= 1 and _met(goal_set, q)) if r.solved else True
+
+
+def test_goal_set_runs_end_to_end_through_the_cli_and_skip_solvers_without_the_goal(tmp_path, capsys):
+    db = tmp_path / "sets.db"
+    argv = ["bench", "run", "--robot", "elise_ur10", "--test", "scene", "--scene", "HydrogenTank", "--goal-set", "rcm",
+            "--solver", "lm", "--solver", "kdl", "--targets", "5", "--timeout", "10", "--param", "max_iterations=3000",
+            "--db", str(db)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "skipping kdl on test scene:HydrogenTank/rcm: solver 'kdl' does not take RCMGoal" in captured.err
+    assert "elise_ur10 (tip endoscope_tip) · scene:HydrogenTank/rcm · timeout 10000 ms · 5 targets" in captured.out
+    assert "| lm (max_iterations=3000) |" in captured.out and "| kdl" not in captured.out
+    with ResultStore(db) as store:
+        (exp,) = store.experiments()
+        assert exp.test == "scene:HydrogenTank/rcm" and len(store.results(exp.id)) == 5

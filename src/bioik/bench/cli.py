@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bioik.bench.targets import SCALE_ROBOTS, SEED_MODES, TESTS
+from bioik.bench.targets import GOAL_SETS, SCALE_ROBOTS, SEED_MODES, TESTS, scene_test
 
 TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "callback", "db")
 
@@ -86,7 +86,10 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError("--robot is required (a bundled robot name, snakeN or a URDF path) except with --test scale")
     if (args.test == "scene") != bool(args.scene):
         raise ValueError("--test scene needs --scene NAME (repeatable), and --scene goes with --test scene")
-    tests = [f"scene:{name}" for name in args.scene] if args.test == "scene" else [args.test]
+    if args.goal_set and args.test != "scene":
+        raise ValueError("--goal-set goes with --test scene (the goals it adds are built around a scenario's opening)")
+    tests = ([scene_test(name, goal_set) for name in args.scene for goal_set in args.goal_set or ["generic"]]
+             if args.test == "scene" else [args.test])
     import bioik
 
     from bioik.bench.peers import is_peer
@@ -192,7 +195,8 @@ def _plan(args: argparse.Namespace) -> Plan:
     """The plan of `bench run`: from the experiment file if given (then only --db may be added), else the options."""
     if args.experiment is None:
         return _plan_from_args(args)
-    given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--test", args.test), ("--solver", args.solver),
+    given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--test", args.test), ("--scene", args.scene),
+                                    ("--goal-set", args.goal_set), ("--solver", args.solver),
                                     ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
                                     ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config),
                                     ("--no-callback", args.callback))
@@ -269,6 +273,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
 def _run(args: argparse.Namespace) -> int:
     from bioik.bench.report import markdown
     from bioik.bench.runner import run_experiment
+    from bioik.bench.scenes import GoalSetRefused
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import generate
 
@@ -291,9 +296,13 @@ def _run(args: argparse.Namespace) -> int:
                             _skip(f"skipping {s} on test {test}: peers run only pose goals on one tip ({', '.join(PEER_TESTS)})")
                         continue  # a robot the peer cannot model was reported by _check
                     extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) else {}
-                    summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
-                                             plan.params[s], targets=targets, seed_mode=plan.seed_mode,
-                                             seed_config=plan.seed_config, callback=plan.callback, **extra)
+                    try:
+                        summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
+                                                 plan.params[s], targets=targets, seed_mode=plan.seed_mode,
+                                                 seed_config=plan.seed_config, callback=plan.callback, **extra)
+                    except GoalSetRefused as e:  # skipped like a peer on a test it cannot run; the others go on
+                        _skip(f"skipping {s} on test {test}: {e}")
+                        continue
                     if summary.interrupted:
                         print(f"interrupted: {name}/{test}/{s} stopped after {summary.skipped + summary.ran}/{summary.n_targets}"
                               " targets; completed rows are kept in the DB; re-run the same command to resume", file=sys.stderr)
@@ -356,10 +365,15 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     run.add_argument("--tip", help="the link whose poses are the targets, on every --robot (default: the robot's one tip; "
                                    "needed for a robot with several)")
     run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)}; "
-                                    "scene: an EBIKE scenario's stored targets among its obstacles, with --scene)")
+                                    "scene: an EBIKE scenario's stored targets among its obstacles, with --scene and --goal-set)")
     run.add_argument("--scene", action="append", help="EBIKE scenario of --test scene (repeatable): one of "
                                                       "Random, Table, SmallTable, TableObjects, Shelf, Barrel, HydrogenTank, "
                                                       "HydrogenTankSmall (robot elise_ur10)")
+    run.add_argument("--goal-set", action="append", help=f"goals added to every solve of --test scene (repeatable: every --scene "
+                                                         f"runs with each): one of {', '.join(GOAL_SETS)} (default generic: none "
+                                                         "added; the others, [E 8.5-8.9]'s goals around the opening, need a "
+                                                         "scenario with one: the tanks); the test is then named scene:NAME/SET, "
+                                                         "as in an experiment file's tests")
     run.add_argument("--solver", action="append", help="solver name, or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
                                                          "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")

@@ -24,8 +24,8 @@ def _cumulative(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _file_word(name: str) -> str:
-    """`name` (a robot name may be a URDF path) as part of a file name: characters other than
-    letters, digits, '-' and '.' become '_'."""
+    """`name` (a robot name may be a URDF path, a test scene:NAME/SET) as part of a file name:
+    characters other than letters, digits, '-' and '.' become '_'."""
     return re.sub(r"[^\w.-]+", "_", name)
 
 
@@ -70,7 +70,7 @@ def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
         ax_t.axvline(timeout * 1e3, color="grey", linestyle="--", linewidth=0.8)
         fig.suptitle(group_title(key))
         fig.tight_layout()
-        stem = f"{_file_word(robot)}_{_file_word(tip)}_{test}_{timeout * 1e3:g}ms_{n}_s{seed}"
+        stem = f"{_file_word(robot)}_{_file_word(tip)}_{_file_word(test)}_{timeout * 1e3:g}ms_{n}_s{seed}"
         stem += "" if seed_mode == "random" else f"_{seed_mode}"
         if exps[0].seed_config is not None:  # fixed at a given configuration: one file per configuration
             stem += f"_{len(written) // 2}"

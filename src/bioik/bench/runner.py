@@ -20,7 +20,9 @@ stored seed states are drawn as in `random` but not used.
 
 A scene test (`scene:NAME`, see `bioik.bench.scenes`) adds the scenario's obstacles to
 every solve: the collision goal (solvers that take it) and `scene=`, whose exact check is
-the first acceptance test; the runner's own check then asks the exact check too.
+the first acceptance test; the runner's own check then asks the exact check too. A goal
+set (`scene:NAME/SET`) adds its goals to every solve as well; a solver that does not take
+them is refused (`scenes.GoalSetRefused`, before anything is written).
 
 A peer solver (`peer:NAME`, see `peers`) goes through the same loop: its adapter is built
 before the clock (model construction is not timed), wrapped as a `bioik.solve`-shaped
@@ -191,7 +193,7 @@ def run_experiment(
     targets = generate(robot, test, n_targets, seed, tip) if targets is None else targets
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
-    scene = SceneProblem.of(robot, scenario_of(test), solver) if scenario_of(test) else None
+    scene = SceneProblem.of(robot, test, solver) if scenario_of(test) else None
     extra = {} if scene is None else {"scene": scene.scenario.scene}
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
     warm_up(robot, solver, timeout, params, solve, callback, scene, tip)

@@ -6,6 +6,37 @@ exact check finds it collision-free under the scenario's own rules (the tip link
 the target objects, the base its pedestal; see `bioik.scenes`). The collision costs cover
 the robot with `sphere_model(robot, links=ENDOSCOPE_COVER)`.
 
+Goal sets (the test `scene:NAME/SET`, `bioik bench run --test scene --goal-set SET`): the
+goals EBIKE added to the pose goal in the tanks [E 8.5–8.9], built from the scenario's
+annotated opening (centre p on the lid, unit axis a into the tank, along its length) and
+added to the pose and collision goals, each with weight 1 ([E 8.5] gave BioIK the RCM's
+cost as it is; [E] names no weight for the others):
+
+  generic    nothing added (the test `scene:NAME`)
+  rcm        RCMGoal((endoscope_link_1, endoscope_link_2), p): the 0.30 m shaft, ELISE's
+             first and longest link, passes through p: [E 8.5]'s single-link variant, its
+             best RCM form on HydrogenTankSmall at every timeout and on HydrogenTank up to
+             100 ms [E Fig. 8.6, A5]
+  rcm_multi  RCMGoal(ENDOSCOPE, p): the consecutive pair of the endoscope's links nearest
+             p passes through it, the clamped multi-link variant [E 8.5], the better one
+             on HydrogenTank at 1 s [E Fig. 8.6]. The endoscope only: the mount before it
+             is 7 cm across, as wide as the larger opening
+  line       LineGoal(endoscope_link_1, p, a): the shaft's base on the line through the
+             opening along the tank [E 8.7]
+  alignment  DirectionGoal(endoscope_link_1, a, axis z): the shaft along a [E 8.8]
+  lookat     LookAtGoal(endoscope_link_1, p, axis z): the shaft pointing at the opening [E 8.9]
+
+The goals are primary, as in [E]'s BioIK, which accepts an answer only when every goal's
+cost is below 1e-10 (a residual of 1e-5, bioik's default goal tolerance), relaxed for the
+RCM to 1 mm [E 8.5] (RCM_TOLERANCE): a solver offers an answer to the callback only once
+the set's goal is met, so a target its constraint cannot reach stays unsolved, as [E]
+reports of the single-link RCM, the line and the alignment. The benchmark's own acceptance
+is unchanged (pose and exact collision check), as [E]'s is (the pose and the callback).
+[E 8.6]'s collision point distance is not a set: no goal here draws a link's geometry
+towards a point (`ObstacleDistanceGoal` and the collision goal only keep it away; the
+distance goals read a link's origin), and for the straight shaft it would be `rcm` less a
+dead zone of the shaft's and the sphere's radii.
+
 Stored targets (`Scenario.targets()`) are made by `make_targets`: candidates are sampled on
 the target surfaces with a fixed seed and taken in order; a candidate is kept when
 
@@ -38,11 +69,11 @@ import numpy as np
 
 import bioik
 from bioik import scenes
-from bioik.bench.targets import pose_errors
+from bioik.bench.targets import goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
-from bioik.goals import CollisionAvoidanceGoal, PoseGoal
+from bioik.goals import CollisionAvoidanceGoal, DirectionGoal, Goal, LineGoal, LookAtGoal, PoseGoal, RCMGoal
 from bioik.kinematics.robot import Robot
 
 #: Acceptance of a scene answer: position (m), rotation (rad), as the other bench tests.
@@ -55,6 +86,33 @@ WITNESS_GUARD_S = 300.0
 #: Candidates sampled per scenario (taken in order until n are kept) and their seed.
 CANDIDATES = 4000
 TARGET_SEED = 2024
+#: The endoscope's links, base to tip: their consecutive origins bound its straight segments.
+ENDOSCOPE = ("endoscope_link_1", "endoscope_link_2", "endoscope_link_3", scenes.TIP)
+#: Its shaft, the 0.30 m rod: ELISE's first link, whose z axis runs from its base to its end.
+SHAFT = ENDOSCOPE[0]
+#: The RCM goal is met within 1 mm of the trocar, as [E 8.5] accepted it with BioIK.
+RCM_TOLERANCE = 1e-3
+
+_GOAL_SETS = {
+    "generic": lambda o: [],
+    "rcm": lambda o: [RCMGoal(ENDOSCOPE[:2], o.point, tolerance=RCM_TOLERANCE)],
+    "rcm_multi": lambda o: [RCMGoal(ENDOSCOPE, o.point, tolerance=RCM_TOLERANCE)],
+    "line": lambda o: [LineGoal(SHAFT, o.point, o.axis)],
+    "alignment": lambda o: [DirectionGoal(SHAFT, o.axis, axis=(0.0, 0.0, 1.0))],
+    "lookat": lambda o: [LookAtGoal(SHAFT, o.point, axis=(0.0, 0.0, 1.0))],
+}
+
+
+class GoalSetRefused(ValueError):
+    """A solver cannot take the goals of a scene test's goal set (the CLI skips the pair)."""
+
+
+def goal_set(name: str, opening: scenes.Opening | None) -> list[Goal]:
+    """The goals goal set `name` adds around `opening` (see the module docstring); ValueError
+    for a set other than generic without an opening."""
+    if name != "generic" and opening is None:
+        raise ValueError(f"goal set {name!r} is built around a scenario's opening; this scenario has none")
+    return _GOAL_SETS[name](opening)
 
 
 def collision_goal(robot: Robot, scenario: scenes.Scenario) -> CollisionAvoidanceGoal:
@@ -107,24 +165,33 @@ class SceneCheck:
 
 @dataclass
 class SceneProblem:
-    """What a scene test adds to each solve: the collision goal (for solvers that take it),
-    the scene (its exact check is then every answer's first acceptance test, also for
-    solvers without the goal: rejection sampling, as MoveIt's plugins do [E 8.1]), and the
-    exact check the runner applies to the answer afterwards."""
+    """What a scene test adds to each solve: the collision goal (for solvers that take it)
+    and its goal set's goals, the scene (its exact check is then every answer's first
+    acceptance test, also for solvers without the collision goal: rejection sampling, as
+    MoveIt's plugins do [E 8.1]), and the exact check the runner applies to the answer
+    afterwards."""
 
     scenario: scenes.Scenario
     goals: list
     check: SceneCheck
 
     @classmethod
-    def of(cls, robot: Robot, name: str, solver: str) -> SceneProblem:
+    def of(cls, robot: Robot, test: str, solver: str) -> SceneProblem:
+        """The problem of scene test `test` for `solver`; GoalSetRefused if the solver's
+        search does not take a goal of the test's goal set (without them the run would be
+        the generic one under another name)."""
         from bioik.solvers.registry import SOLVERS
 
-        scenario = scenes.load(name)
+        scenario = scenes.load(scenario_of(test))
         goal = collision_goal(robot, scenario)
+        extra = goal_set(goal_set_of(test), scenario.opening)
         kinds = SOLVERS[solver].kinds if solver in SOLVERS else None
+        refused = sorted({type(g).__name__ for g in extra if kinds is not None and g.kind not in kinds})
+        if refused:
+            raise GoalSetRefused(f"solver {solver!r} does not take {', '.join(refused)}, the goals of goal set "
+                                 f"{goal_set_of(test)!r}")
         goals = [goal] if kinds is None or goal.kind in kinds else []
-        return cls(scenario, goals, SceneCheck.of(robot, scenario))
+        return cls(scenario, goals + extra, SceneCheck.of(robot, scenario))
 
 
 class _Search:

@@ -11,7 +11,9 @@ uniform random; many grid points are out of reach by design), `track` (a continu
 the tip, solved warm-started: a circle, then a figure eight, see `_track_targets`), `scale`
 (the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS), `scene:NAME` (the first n
 stored targets of the EBIKE scenario NAME, `bioik.scenes`, each with its witness; only for
-elise_ur10's endoscope_tip; the runner adds the scenario's obstacles). The same (robot, test, n,
+elise_ur10's endoscope_tip; the runner adds the scenario's obstacles) and `scene:NAME/SET`
+(the same targets, solved with the goals of goal set SET added, built from the scenario's
+opening: see `bioik.bench.scenes`; `generic`, no goals added, is `scene:NAME`). The same (robot, test, n,
 seed, tip) always gives identical targets. The tip is named or, by default, the robot's one
 tip (`benchmark_tip`): a robot with several tips needs it named.
 
@@ -34,8 +36,13 @@ from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
 
 TESTS = ("fkik", "unreachable", "grid", "track", "scale", "scene")
-#: A scene test names its scenario: "scene:HydrogenTank".
+#: A scene test names its scenario and, after GOAL_SET_SEPARATOR, a goal set other than
+#: generic: "scene:HydrogenTank", "scene:HydrogenTank/rcm".
 SCENE_PREFIX = "scene:"
+GOAL_SET_SEPARATOR = "/"
+#: A scene test's goal sets (`bioik.bench.scenes`): generic adds no goal; the others add
+#: [E 8.5–8.9]'s goals around the scenario's opening, so they need a scenario with one.
+GOAL_SETS = ("generic", "rcm", "rcm_multi", "line", "alignment", "lookat")
 SEED_MODES = ("random", "none", "fixed", "warm")
 SCALE_ROBOTS = ("snake30", "snake90", "snake180")
 TRACK_RADIUS_FRACTION = 0.1
@@ -63,21 +70,45 @@ class Targets:
 
 
 def check_test(test: str) -> str:
-    """`test` if it is a known test name (a scene test with its scenario, "scene:NAME"),
-    else ValueError listing the known ones."""
+    """`test` if it is a known test name (a scene test with its scenario and goal set,
+    "scene:NAME" or "scene:NAME/SET"), else ValueError listing the known ones."""
     if test == "scene":
         raise ValueError(f"the scene test needs its scenario: scene:NAME (--scene NAME), NAME one of {', '.join(scenes.names())}")
     if test.startswith(SCENE_PREFIX):
-        scenes.load(test[len(SCENE_PREFIX):])  # UnknownNameError listing the scenarios
+        scenario = scenes.load(scenario_of(test))  # UnknownNameError listing the scenarios
+        goal_set = goal_set_of(test)
+        if GOAL_SET_SEPARATOR in test and goal_set not in GOAL_SETS[1:]:  # generic has one name only: scene:NAME
+            raise ValueError(f"goal set {goal_set!r} of test {test!r}: a scene test names one of {', '.join(GOAL_SETS[1:])} "
+                             f"(scene:NAME/SET), or none for generic (scene:NAME)")
+        if goal_set != "generic" and scenario.opening is None:
+            with_one = [n for n in scenes.names() if scenes.load(n).opening is not None]
+            raise ValueError(f"goal set {goal_set!r} is built around the scenario's opening; {scenario.name} has none "
+                             f"(scenarios with one: {', '.join(with_one)})")
         return test
     if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS[:-1])}, scene:NAME")
+        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS[:-1])}, scene:NAME, scene:NAME/SET")
     return test
+
+
+def scene_test(scenario: str, goal_set: str = "generic") -> str:
+    """The name of the scene test of `scenario` with `goal_set`: "scene:NAME" for generic,
+    else "scene:NAME/SET" (not checked: see `check_test`)."""
+    return SCENE_PREFIX + scenario + ("" if goal_set == "generic" else GOAL_SET_SEPARATOR + goal_set)
 
 
 def scenario_of(test: str) -> str | None:
     """The scenario name of a scene test, else None."""
-    return test[len(SCENE_PREFIX):] if test.startswith(SCENE_PREFIX) else None
+    if not test.startswith(SCENE_PREFIX):
+        return None
+    return test[len(SCENE_PREFIX):].partition(GOAL_SET_SEPARATOR)[0]
+
+
+def goal_set_of(test: str) -> str | None:
+    """The goal set of a scene test ("generic" when it names none), else None."""
+    if not test.startswith(SCENE_PREFIX):
+        return None
+    _, sep, goal_set = test.partition(GOAL_SET_SEPARATOR)
+    return goal_set if sep else "generic"
 
 
 def tolerances(test: str) -> tuple[float, float]:
