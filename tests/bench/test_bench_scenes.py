@@ -269,3 +269,17 @@ def test_goal_set_runs_end_to_end_through_the_cli_and_skip_solvers_without_the_g
     with ResultStore(db) as store:
         (exp,) = store.experiments()
         assert exp.test == "scene:HydrogenTank/rcm" and len(store.results(exp.id)) == 5
+
+
+def test_decoupling_runs_as_a_bench_solver_on_the_tanks_only(tmp_path):
+    with ResultStore(tmp_path / "r.db", create=True) as store:
+        s = run_experiment(store, ROBOT, "elise_ur10", "scene:HydrogenTankSmall", "decoupled", 5, 600.0,
+                           params={"max_attempts": 50})
+        rows = store.results(s.experiment)
+        assert len(rows) == 5 and all(r.solved for r in rows)
+        check = SceneCheck.of(ROBOT, scenes.load("HydrogenTankSmall"))
+        poses = scenes.load("HydrogenTankSmall").targets().poses
+        assert all(check.ok(poses[r.target_index], np.array(r.solution)) for r in rows)
+        for test in ("scene:Table", "scene:HydrogenTank/rcm", "fkik"):
+            with pytest.raises(ValueError, match="decoupled runs on the scene tests of scenarios with an opening"):
+                run_experiment(store, ROBOT, "elise_ur10", test, "decoupled", 3, 1.0)

@@ -235,8 +235,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
             peers.check_peer(s)
             if plan.params[s]:
                 raise ValueError(f"{s} takes no solver parameters; got {', '.join(sorted(plan.params[s]))}")
-        elif s not in bioik.solvers.names():
-            raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}, "
+        elif s not in bioik.solvers.names() and s != "decoupled":
+            raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}, decoupled (scene tests of the tanks), "
                              f"or a peer ({', '.join(peers.PREFIX + k for k in peers.PEERS)})")
     ResultStore.check_writable(plan.db)
     for s in [s for s in plan.solvers if peers.is_peer(s)]:
@@ -260,7 +260,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     adapters: dict[tuple[str, str], Any] = {}
     for name, robot in robots.items():
         for s in plan.solvers:
-            if not peers.is_peer(s):
+            if not peers.is_peer(s) and s != "decoupled":  # decoupling warms up in its scene run
                 warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)  # an unknown parameter fails here, before any write
             elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
                 try:  # the model is built here, before the clock
@@ -374,7 +374,7 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                                          "added; the others, [E 8.5-8.9]'s goals around the opening, need a "
                                                          "scenario with one: the tanks); the test is then named scene:NAME/SET, "
                                                          "as in an experiment file's tests")
-    run.add_argument("--solver", action="append", help="solver name, or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
+    run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
                                                          "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
     run.add_argument("--targets", type=int, help="number of targets (default 100)")

@@ -41,7 +41,7 @@ import numpy as np
 
 import bioik
 from bioik.bench import peers
-from bioik.bench.scenes import SceneProblem
+from bioik.bench.scenes import DECOUPLED, SceneProblem, decoupled_function
 from bioik.bench.store import ResultRow, ResultStore
 from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate, pose_errors,
                                  scenario_of, tolerances)
@@ -193,6 +193,8 @@ def run_experiment(
     targets = generate(robot, test, n_targets, seed, tip) if targets is None else targets
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
+    if solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
+        solve = decoupled_function(robot, test)
     scene = SceneProblem.of(robot, test, solver) if scenario_of(test) else None
     extra = {} if scene is None else {"scene": scene.scenario.scene}
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation

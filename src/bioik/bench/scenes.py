@@ -103,6 +103,36 @@ _GOAL_SETS = {
 }
 
 
+#: The bench's name of kinematic decoupling (`bioik.Decoupler`), split where the endoscope starts.
+DECOUPLED = "decoupled"
+SPLIT_LINK = "endoscope_mount"
+
+
+def decoupled_function(robot: Robot, test: str):
+    """A `bioik.solve`-shaped function that solves scene test `test` by kinematic decoupling
+    through the scenario's opening (GoalSetRefused for a test without one, or with a goal
+    set: decoupling has its own). The seed state is not used: every attempt starts both
+    parts from random configurations. Parameters go to `Decoupler.solve` (max_attempts)."""
+    from bioik.decoupling import Decoupler
+
+    name = scenario_of(test)
+    scenario = scenes.load(name) if name else None
+    if scenario is None or scenario.opening is None or goal_set_of(test) != "generic":
+        raise GoalSetRefused(f"{DECOUPLED} runs on the scene tests of scenarios with an opening, without a goal set "
+                             f"(scene:HydrogenTank, scene:HydrogenTankSmall); got {test}")
+    op = scenario.opening
+    dec = Decoupler(robot, scenes.TIP, SPLIT_LINK, scenario.scene, (op.point, op.axis, op.diameter),
+                    spheres=sphere_model(robot, links=scenes.ENDOSCOPE_COVER))
+
+    def solve(robot_: Robot, goals, *, seed=None, timeout: float, solver: str = DECOUPLED, callback=None,
+              position_tolerance: float = TOLERANCE[0], rotation_tolerance: float = TOLERANCE[1], scene=None, **params):
+        (pose,) = [g for g in goals if isinstance(g, PoseGoal)]
+        return dec.solve(pose.pose, timeout=timeout, callback=callback, position_tolerance=position_tolerance,
+                         rotation_tolerance=rotation_tolerance, **params)
+
+    return solve
+
+
 class GoalSetRefused(ValueError):
     """A solver cannot take the goals of a scene test's goal set (the CLI skips the pair)."""
 
