@@ -696,8 +696,12 @@ def good_field(name: str, robot: bioik.Robot, rng, goal_type):
         return R if rng.random() < 0.5 else quat_from_matrix(R)
     if name == "angle":
         return float(rng.uniform(0, math.pi))
-    if name in ("distance", "epsilon", "margin"):
+    if name in ("fov_angle", "normal_angle"):
+        return float(rng.uniform(0.05, math.pi))
+    if name in ("distance", "epsilon", "margin", "standoff"):
         return float(rng.uniform(0, 0.3))
+    if name == "distance_band":
+        return float(rng.uniform(0.001, 0.3))
     if name in ("weight", "position_weight", "rotation_scale"):
         return float(rng.uniform(0, 2))
     if name in ("secondary", "self_collision"):
