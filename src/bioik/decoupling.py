@@ -49,7 +49,7 @@ from bioik.solvers.api import Result, check_timeout, solve
 DISTAL_ITERATIONS = 200
 PROXIMAL_ITERATIONS = 200
 #: Proximal solves per distal answer (the arm's other solution branches).
-PROXIMAL_TRIES = 4
+PROXIMAL_TRIES = 8
 
 
 def _restrict(spheres: SphereModel, links: Sequence[str]) -> SphereModel:
