@@ -102,3 +102,18 @@ def test_decoupled_solve_takes_one_pose_goal_and_checks_its_inputs(tank):
                   (op.point, op.axis))
     with pytest.raises(ValueError, match="finite 4×4"):
         tank[1].solve(np.eye(3))
+
+
+def test_threads_sharing_a_decoupler_get_the_serial_answers(tank):
+    from concurrent.futures import ThreadPoolExecutor
+
+    scenario, dec = tank
+    poses = scenario.targets().poses[30:36]
+
+    def run(k):
+        return dec.solve(poses[k], timeout=3600.0, random_seed=k, max_attempts=30).q
+
+    serial = [run(k) for k in range(len(poses))]
+    with ThreadPoolExecutor(3) as pool:
+        threaded = list(pool.map(run, range(len(poses))))
+    assert all(np.array_equal(a, b) for a, b in zip(serial, threaded))

@@ -31,6 +31,7 @@ rather than approximately.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -65,7 +66,7 @@ class Decoupler:
     """Decoupled solving of `robot` split at `split_link`, for targets of `tip` among the
     obstacles of `scene`, through `opening` = (point, axis into the object[, diameter]) in
     the base frame (a `bioik.scenes.Opening` will do). Prepared once (the inverted distal model, its scene, the exact checker); then
-    `solve(T)` per target. Safe to share between threads (every solve has its own goals).
+    `solve(T)` per target. Safe to share between threads: each thread poses its own copy of the distal scene.
 
     spheres: the robot's sphere cover for the collision goals (default: `sphere_model`);
     solver: the solver of both parts (default lm).
@@ -101,21 +102,27 @@ class Decoupler:
         chain = [robot.link_pose(q0, name)[:3, 3] for name in links]
         self.reach = float(sum(np.linalg.norm(b - a) for a, b in zip(chain, chain[1:]))) or float(
             np.linalg.norm(T_tip[:3, 3] - T_split[:3, 3]))
-        # the distal part's own scene, re-posed per target; contacts allowed to its links carried over
-        self._scene = Scene()
-        for o in scene:
-            self._scene.add(o.name, o.shape, o.pose)
-        for link, obstacle in scene.allowed_contacts:
-            if link in links:
-                self._scene.allow_contact(obstacle, link)
         cover = sphere_model(robot) if spheres is None else spheres
-        self._spheres = _restrict(cover, links)
-        self._collision = CollisionAvoidanceGoal(self._scene, spheres=self._spheres, self_collision=False)
+        self._links, self._spheres = links, _restrict(cover, links)
+        self._local = threading.local()  # each thread's distal scene, re-posed per target
         self.checker = CollisionChecker(robot, scene)
 
-    def _pose_distal_scene(self, T_inv: np.ndarray) -> None:
+    def _distal_collision(self, T_inv: np.ndarray) -> CollisionAvoidanceGoal:
+        """This thread's collision goal of the distal part, its scene posed in the target's
+        frame T_inv (a copy of the scene with the contacts it allows the distal links)."""
+        local = self._local.__dict__
+        if not local:
+            own = Scene()
+            for o in self.scene:
+                own.add(o.name, o.shape, o.pose)
+            for link, obstacle in self.scene.allowed_contacts:
+                if link in self._links:
+                    own.allow_contact(obstacle, link)
+            local["scene"] = own
+            local["goal"] = CollisionAvoidanceGoal(own, spheres=self._spheres, self_collision=False)
         for o in self.scene:
-            self._scene.move(o.name, T_inv @ o.pose)
+            local["scene"].move(o.name, T_inv @ o.pose)
+        return local["goal"]
 
     def solve(self, T: np.ndarray, *, timeout: float = 0.1, random_seed: int | None = None, max_attempts: int | None = None,
               position_tolerance: float = 1e-5, rotation_tolerance: float = 1e-5,
@@ -132,10 +139,10 @@ class Decoupler:
         deadline = t0 + timeout
         rng = np.random.default_rng(random_seed)
         T_inv = rigid_inverse(T)
-        self._pose_distal_scene(T_inv)
+        collision = self._distal_collision(T_inv)
         trocar = T_inv[:3, :3] @ self.point + T_inv[:3, 3]
         out = T_inv[:3, :3] @ (self.point - self.reach * self.axis) + T_inv[:3, 3]
-        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=self._rcm_tolerance), self._collision, PositionGoal(self.split_link, out, secondary=True)]
+        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=self._rcm_tolerance), collision, PositionGoal(self.split_link, out, secondary=True)]
         best_q, best_err, checked, attempts, iterations = None, (math.inf, math.inf), 0, 0, 0
         while time.monotonic() < deadline and (max_attempts is None or attempts < max_attempts):
             attempts += 1
