@@ -183,6 +183,21 @@ def test_the_generic_set_adds_only_the_collision_goal():
     assert type(goal) is bioik.CollisionAvoidanceGoal
 
 
+def test_the_rejection_set_takes_the_collision_goal_away_on_every_scenario():
+    """Rejection sampling: the solver searches for the pose alone, the scene's exact check rejects."""
+    for name in ("Shelf", "HydrogenTank"):
+        problem = SceneProblem.of(ROBOT, f"scene:{name}/rejection", "lm")
+        assert problem.goals == [] and problem.scenario.name == name
+        callback, extra = problem.solve_arguments(lambda q: True)
+        assert extra == {}  # no scene=: bioik.solve would add its collision goal
+        witness = problem.scenario.targets().witnesses[0]
+        hits = [q for q in ROBOT.random_configuration(np.random.default_rng(0), 50) if not problem.check.checker.is_free(q)]
+        assert callback(witness) and hits and not any(callback(q) for q in hits)  # the exact check rejects
+    generic = SceneProblem.of(ROBOT, "scene:Shelf", "lm")
+    callback, extra = generic.solve_arguments(None)
+    assert callback is None and extra["scene"] is generic.scenario.scene
+
+
 def test_a_solver_without_the_goal_kind_is_refused_a_goal_set():
     """kdl takes pose goals only: it runs the generic test (exact check alone), not a goal set."""
     assert SceneProblem.of(ROBOT, "scene:HydrogenTank", "kdl").goals == []
@@ -205,7 +220,7 @@ def test_scene_test_names_carry_the_goal_set():
     ("scene:Random/lookat", "Random has none"),
     ("scene:HydrogenTank/generic", "or none for generic"),
     ("scene:HydrogenTank/", "goal set '' of test"),
-    ("scene:HydrogenTank/RCM", "names one of rcm, rcm_multi, line, alignment, lookat"),
+    ("scene:HydrogenTank/RCM", "names one of rejection, rcm, rcm_multi, line, alignment, lookat"),
 ])
 def test_a_goal_set_needs_a_known_name_and_a_scenario_with_an_opening(test, message):
     with pytest.raises(ValueError, match=message):

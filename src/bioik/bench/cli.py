@@ -371,7 +371,8 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                                       "HydrogenTankSmall (robot elise_ur10)")
     run.add_argument("--goal-set", action="append", help=f"goals added to every solve of --test scene (repeatable: every --scene "
                                                          f"runs with each): one of {', '.join(GOAL_SETS)} (default generic: none "
-                                                         "added; the others, [E 8.5-8.9]'s goals around the opening, need a "
+                                                         "added; rejection: the collision goal taken away, the exact check "
+                                                         "rejects; the others, [E 8.5-8.9]'s goals around the opening, need a "
                                                          "scenario with one: the tanks); the test is then named scene:NAME/SET, "
                                                          "as in an experiment file's tests")
     run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "

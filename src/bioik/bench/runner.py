@@ -20,7 +20,8 @@ stored seed states are drawn as in `random` but not used.
 
 A scene test (`scene:NAME`, see `bioik.bench.scenes`) adds the scenario's obstacles to
 every solve: the collision goal (solvers that take it) and `scene=`, whose exact check is
-the first acceptance test; the runner's own check then asks the exact check too. A goal
+the first acceptance test; the runner's own check then asks the exact check too. Goal set
+rejection passes no scene: the exact check is the callback's first test (rejection sampling). A goal
 set (`scene:NAME/SET`) adds its goals to every solve as well; a solver that does not take
 them is refused (`scenes.GoalSetRefused`, before anything is written).
 
@@ -76,13 +77,14 @@ def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], s
     scene test's goals) before timing; raises on an unknown solver or parameter."""
     tip = robot.tips[0] if tip is None else tip
     rng = np.random.default_rng(12345)
-    extra = {} if scene is None else {"scene": scene.scenario.scene}
     witnesses = None if scene is None else scene.scenario.targets().witnesses[-WARMUP_SOLVES:]  # reachable, clear
     for k in range(WARMUP_SOLVES):
         q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
         T = robot.link_pose(q if witnesses is None else witnesses[k], tip)
+        accept = acceptance_callback(robot, tip, T) if callback else None
+        accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
         solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
-              callback=acceptance_callback(robot, tip, T) if callback else None, **extra, **params)
+              callback=accept, **extra, **params)
 
 
 def acceptance_callback(robot: Robot, tip: str, T: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> Callable[[np.ndarray], bool]:
@@ -196,7 +198,6 @@ def run_experiment(
     if solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
         solve = decoupled_function(robot, test)
     scene = SceneProblem.of(robot, test, solver) if scenario_of(test) else None
-    extra = {} if scene is None else {"scene": scene.scenario.scene}
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
     warm_up(robot, solver, timeout, params, solve, callback, scene, tip)
     eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
@@ -215,6 +216,7 @@ def run_experiment(
             T = targets.poses[i]
             start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
             accept = acceptance_callback(robot, tip, T, tol) if callback else None
+            accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
             t0 = time.perf_counter()
             res = solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
                         callback=accept, position_tolerance=tol[0], rotation_tolerance=tol[1], **extra, **params)

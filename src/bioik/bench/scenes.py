@@ -13,6 +13,11 @@ added to the pose and collision goals, each with weight 1 ([E 8.5] gave BioIK th
 cost as it is; [E] names no weight for the others):
 
   generic    nothing added (the test `scene:NAME`)
+  rejection  the collision goal taken away: the solver searches for the pose alone and
+             the exact check rejects colliding answers, so the search restarts —
+             rejection sampling, all MoveIt's plugins do [E 8.1]; runs on every
+             scenario. For kdl and trac, which never take the collision goal, it is
+             the generic test under another name
   rcm        RCMGoal((endoscope_link_1, endoscope_link_2), p): the 0.30 m shaft, ELISE's
              first and longest link, passes through p: [E 8.5]'s single-link variant, its
              best RCM form on HydrogenTankSmall at every timeout and on HydrogenTank up to
@@ -61,6 +66,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -69,7 +75,7 @@ import numpy as np
 
 import bioik
 from bioik import scenes
-from bioik.bench.targets import goal_set_of, pose_errors, scenario_of
+from bioik.bench.targets import OPENING_GOAL_SETS, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
@@ -95,6 +101,7 @@ RCM_TOLERANCE = 1e-3
 
 _GOAL_SETS = {
     "generic": lambda o: [],
+    "rejection": lambda o: [],
     "rcm": lambda o: [RCMGoal(ENDOSCOPE[:2], o.point, tolerance=RCM_TOLERANCE)],
     "rcm_multi": lambda o: [RCMGoal(ENDOSCOPE, o.point, tolerance=RCM_TOLERANCE)],
     "line": lambda o: [LineGoal(SHAFT, o.point, o.axis)],
@@ -140,7 +147,7 @@ class GoalSetRefused(ValueError):
 def goal_set(name: str, opening: scenes.Opening | None) -> list[Goal]:
     """The goals goal set `name` adds around `opening` (see the module docstring); ValueError
     for a set other than generic without an opening."""
-    if name != "generic" and opening is None:
+    if name in OPENING_GOAL_SETS and opening is None:
         raise ValueError(f"goal set {name!r} is built around a scenario's opening; this scenario has none")
     return _GOAL_SETS[name](opening)
 
@@ -204,6 +211,17 @@ class SceneProblem:
     scenario: scenes.Scenario
     goals: list
     check: SceneCheck
+    rejection: bool = False  # goal set rejection: the solver never sees the scene
+
+    def solve_arguments(self, accept: Callable[[np.ndarray], bool] | None) -> tuple[Callable[[np.ndarray], bool], dict]:
+        """The callback and extra keyword arguments of a solve whose own check is `accept`:
+        `scene=` (the solver's collision goal, if it takes one, and the exact check in
+        front of the callback), or for goal set rejection no scene and the exact check in
+        front of `accept` in the callback: rejection sampling on the pose search alone."""
+        if not self.rejection:
+            return accept, {"scene": self.scenario.scene}
+        free = self.check.checker.is_free
+        return (lambda q: free(q) and (accept is None or accept(q))), {}
 
     @classmethod
     def of(cls, robot: Robot, test: str, solver: str) -> SceneProblem:
@@ -220,8 +238,9 @@ class SceneProblem:
         if refused:
             raise GoalSetRefused(f"solver {solver!r} does not take {', '.join(refused)}, the goals of goal set "
                                  f"{goal_set_of(test)!r}")
-        goals = [goal] if kinds is None or goal.kind in kinds else []
-        return cls(scenario, goals + extra, SceneCheck.of(robot, scenario))
+        rejection = goal_set_of(test) == "rejection"
+        goals = [goal] if (kinds is None or goal.kind in kinds) and not rejection else []
+        return cls(scenario, goals + extra, SceneCheck.of(robot, scenario), rejection)
 
 
 class _Search:

@@ -42,7 +42,10 @@ SCENE_PREFIX = "scene:"
 GOAL_SET_SEPARATOR = "/"
 #: A scene test's goal sets (`bioik.bench.scenes`): generic adds no goal; the others add
 #: [E 8.5–8.9]'s goals around the scenario's opening, so they need a scenario with one.
-GOAL_SETS = ("generic", "rcm", "rcm_multi", "line", "alignment", "lookat")
+#: Goal sets of the scene tests (see `bioik.bench.scenes`): generic and rejection run on every
+#: scenario, the others are built around a scenario's opening (the tanks).
+GOAL_SETS = ("generic", "rejection", "rcm", "rcm_multi", "line", "alignment", "lookat")
+OPENING_GOAL_SETS = GOAL_SETS[2:]
 SEED_MODES = ("random", "none", "fixed", "warm")
 SCALE_ROBOTS = ("snake30", "snake90", "snake180")
 TRACK_RADIUS_FRACTION = 0.1
@@ -80,7 +83,7 @@ def check_test(test: str) -> str:
         if GOAL_SET_SEPARATOR in test and goal_set not in GOAL_SETS[1:]:  # generic has one name only: scene:NAME
             raise ValueError(f"goal set {goal_set!r} of test {test!r}: a scene test names one of {', '.join(GOAL_SETS[1:])} "
                              f"(scene:NAME/SET), or none for generic (scene:NAME)")
-        if goal_set != "generic" and scenario.opening is None:
+        if goal_set in OPENING_GOAL_SETS and scenario.opening is None:
             with_one = [n for n in scenes.names() if scenes.load(n).opening is not None]
             raise ValueError(f"goal set {goal_set!r} is built around the scenario's opening; {scenario.name} has none "
                              f"(scenarios with one: {', '.join(with_one)})")
