@@ -11,12 +11,17 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 DEFAULT_OUT = Path(__file__).resolve().parent / "out"
 
 
-def arguments(description: str) -> argparse.Namespace:
-    """--out DIR (where the PNGs go) and --quick (a few steps: for tests, not for reading)."""
+def arguments(description: str, solvers: tuple[str, ...] = ()) -> argparse.Namespace:
+    """--out DIR (where the PNGs go), --quick (a few steps: for tests, not for reading) and,
+    when `solvers` are given, --solver NAME (repeatable; default: those)."""
     parser = argparse.ArgumentParser(description=description)
+    if solvers:
+        parser.add_argument("--solver", action="append", dest="solvers", help=f"solver to run (repeatable; default {' '.join(solvers)})")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"folder for the PNG pictures (default {DEFAULT_OUT})")
     parser.add_argument("--quick", action="store_true", help="a small budget: few steps, for tests")
     args = parser.parse_args()
+    if solvers and not args.solvers:
+        args.solvers = list(solvers)
     args.out.mkdir(parents=True, exist_ok=True)
     return args
 
