@@ -123,3 +123,17 @@ def test_view_without_viser_names_the_extra(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "viser", None)  # import viser now raises ImportError
     assert main(["view", "ur5", "--port", "0"]) == 2
     assert "pip install 'bioik[viz]'" in capsys.readouterr().err
+
+
+def test_the_viewer_example_runs():
+    pytest.importorskip("viser", reason=NO_VISER)
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root / "src"), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, str(root / "examples" / "viewer.py"), "--no-block", "--port", "0"],
+                         capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "bioik viewer: http://127.0.0.1:" in out.stdout and "solved in" in out.stdout
