@@ -288,7 +288,7 @@ class Viewer:
         self._solver_menu.on_update(lambda e: e.client is not None and self._panel_solver())
         self._timeout_box.on_update(lambda e: e.client is not None and self._panel_solver())
         spheres = gui.add_checkbox("collision spheres", False)
-        spheres.on_update(lambda e: [setattr(n, "visible", spheres.value) for n in self._sphere_nodes])
+        spheres.on_update(lambda e: self._show_spheres(spheres.value))
         self._avoid = gui.add_checkbox("avoid obstacles", False, disabled=self.scene is None)
         with gui.add_folder("goals"):
             self._goal_list = gui.add_text("goals", "", disabled=True)
@@ -296,13 +296,22 @@ class Viewer:
             tips = list(self.robot.tips) + [l for l in self.robot.link_names if l not in self.robot.tips]
             link = gui.add_dropdown("link", tuple(tips))
             gui.add_button("add goal").on_click(lambda e: self.add_goal(kind.value, link.value))
-            gui.add_button("remove last goal").on_click(lambda e: self._goals and self.remove_goal(list(self._goals)[-1]))
+            gui.add_button("remove last goal").on_click(lambda e: self._remove_last_goal())
         with gui.add_folder("joints"):
             self._sliders = [gui.add_slider(name, float(lo), float(hi), step=1e-3, initial_value=float(np.clip(v, lo, hi)))
                              for name, lo, hi, v in zip(self.robot.variable_names, self.robot.sample_lower,
                                                         self.robot.sample_upper, self._q)]
         for i, s in enumerate(self._sliders):
             s.on_update(lambda e, i=i: e.client is not None and self._panel_joint(i, e.target.value))
+
+    def _show_spheres(self, visible: bool) -> None:
+        for node in self._sphere_nodes:
+            node.visible = visible
+
+    def _remove_last_goal(self) -> None:
+        with self._lock:
+            if self._goals:
+                self.remove_goal(list(self._goals)[-1])
 
     def _panel_solver(self) -> None:
         try:
