@@ -7,7 +7,7 @@ kinematics < robots (the bundled catalog and the robot loader) < scene (obstacle
 their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
 collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
 track, rollout, decoupling, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
-layers below) < bench < cli. A module's layer is that of its subpackage (or of itself, for
+layers below) < bench and viewer < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
 """
 
@@ -39,6 +39,7 @@ LAYERS = {
     "bioik.decoupling": 10,
     "bioik": 11,
     "bioik.bench": 12,
+    "bioik.viewer": 12,
     "bioik.cli": 13,
 }
 

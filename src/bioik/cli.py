@@ -120,6 +120,28 @@ def cmd_warmup(args) -> None:
     print(f"{len(names)} solvers ready in {time.monotonic() - start:.1f} s")
 
 
+def cmd_view(args) -> None:
+    """Open the web viewer (needs the `[viz]` extra) and serve it until Ctrl-C."""
+    from bioik.viewer import show
+
+    robot = _robot(args)
+    scene = None if args.scene is None else _scene(args.scene)
+    show(robot, solver=args.solver, timeout=args.timeout, scene=scene, host=args.host, port=args.port, block=True)
+
+
+def _scene(text: str):
+    """A bundled scene (`bioik.scenes.names()`) or a scene file, else a ValueError naming both forms."""
+    from pathlib import Path
+
+    import bioik
+
+    if text in bioik.scenes.names():
+        return bioik.scenes.load(text).scene
+    if Path(text).is_file():
+        return bioik.Scene.from_file(text)
+    raise ValueError(f"--scene {text!r} is neither a bundled scene ({', '.join(bioik.scenes.names())}) nor a scene file (TOML)")
+
+
 def cmd_robots(args) -> None:
     """List the bundled robots."""
     from bioik import robots
@@ -159,6 +181,12 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     sv.add_argument("--scene", help="scene file (TOML, see docs/scene-format.md): stay out of its obstacles")
     sv.add_argument("--allow", action="append", metavar="LINK:OBSTACLE",
                     help="a link that may touch an obstacle, e.g. base_link:table (repeatable)")
+    vw = robot_command("view", cmd_view, "open a web viewer: drag goal handles, the robot follows (needs bioik[viz])")
+    vw.add_argument("--solver", default="lm", help="solver name (default lm)")
+    vw.add_argument("--timeout", type=float, default=0.01, help="seconds per solve (default 0.01)")
+    vw.add_argument("--scene", help="obstacles to draw: a bundled scene name (see bioik.scenes.names()) or a scene file (TOML)")
+    vw.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    vw.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
@@ -204,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     with _loaded_frozen():
         try:
             status = args.func(args)
-        except (ValueError, KeyError, OSError) as e:
+        except (ValueError, KeyError, OSError, ImportError) as e:  # ImportError: an optional extra is missing
             print(f"bioik {args.command}: error: {e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:  # Ctrl-C, also inside a compiled solve: one line, the shell's status
