@@ -103,9 +103,9 @@ def test_a_robot_with_several_tips_needs_one_named(tmp_path, capsys):
     with ResultStore(db) as store:
         (exp,) = store.experiments()
         assert exp.tip == "right_tool0" and exp.robot_hash == bioik.load_robot("dual_ur5").fingerprint
-    toml.write_text('robots = ["dual_ur5"]\ntip = ["right_tool0"]\ntests = ["fkik"]\ndb = "r.db"\n')
+    toml.write_text('robots = ["dual_ur5"]\ntip = 3\ntests = ["fkik"]\ndb = "r.db"\n')
     assert main(["bench", "run", str(toml)]) == 2
-    assert "tip must be a link name (a string)" in _one_error_line(capsys)
+    assert "tip must be a link name (a string) or a list of them" in _one_error_line(capsys)
 
 
 def test_targets_and_runs_pose_the_named_tip():

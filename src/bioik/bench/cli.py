@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bioik.bench.targets import GOAL_SETS, SCALE_ROBOTS, SEED_MODES, TESTS, scene_test
+from bioik.bench.targets import FKIK_POSITION, GOAL_SETS, SCALE_ROBOTS, SEED_MODES, TESTS, TIP_SEPARATOR, scene_test
 
 TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "callback", "db")
 
@@ -46,7 +46,7 @@ class Plan:
     seed_mode: str | None
     seed_config: list[float] | None
     db: str
-    tip: str | None = None  # the link posed on every given robot (default: each robot's one tip)
+    tip: str | None = None  # the link(s) posed on every given robot, several joined by TIP_SEPARATOR (default: its one tip)
     source: str | None = None  # the experiment file, named in errors
     callback: bool = True  # the runner's check is the solution callback (`runner`)
 
@@ -88,8 +88,10 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError("--test scene needs --scene NAME (repeatable), and --scene goes with --test scene")
     if args.goal_set and args.test != "scene":
         raise ValueError("--goal-set goes with --test scene (the goals it adds are built around a scenario's opening)")
+    if args.goals and args.test != "fkik":
+        raise ValueError(f"--goals goes with --test fkik (pose or position goals on its tips); got --test {args.test}")
     tests = ([scene_test(name, goal_set) for name in args.scene for goal_set in args.goal_set or ["generic"]]
-             if args.test == "scene" else [args.test])
+             if args.test == "scene" else [FKIK_POSITION if args.goals == "position" else args.test])
     import bioik
 
     from bioik.bench.peers import is_peer
@@ -101,7 +103,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     return Plan(args.robot or [], tests, solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
-                args.seed_config, args.db, args.tip, callback=args.callback is None)
+                args.seed_config, args.db, TIP_SEPARATOR.join(args.tip) if args.tip else None, callback=args.callback is None)
 
 
 def _read_toml(path: str) -> dict[str, Any]:
@@ -170,8 +172,11 @@ def _plan_from_toml(path: str, db: str | None) -> Plan:
         raise ValueError(f"{path}: robots is required (a list of robot names) for tests other than scale")
     solvers = _names(path, data, "solvers") or [bioik.solvers.DEFAULT_SOLVER]
     tip = data.get("tip")
+    if isinstance(tip, list) and tip and all(isinstance(t, str) for t in tip):
+        tip = TIP_SEPARATOR.join(tip)
     if tip is not None and not isinstance(tip, str):
-        raise ValueError(f"{path}: tip must be a link name (a string), posed on every robot of the file; got {tip!r}")
+        raise ValueError(f"{path}: tip must be a link name (a string) or a list of them, posed on every robot of the file; "
+                         f"got {tip!r}")
     seed_mode = data.get("seed_mode")
     if seed_mode is not None and not isinstance(seed_mode, str):
         raise ValueError(f"{path}: seed_mode must be a string (one of {', '.join(SEED_MODES)}); got {seed_mode!r}")
@@ -195,7 +200,8 @@ def _plan(args: argparse.Namespace) -> Plan:
     """The plan of `bench run`: from the experiment file if given (then only --db may be added), else the options."""
     if args.experiment is None:
         return _plan_from_args(args)
-    given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--test", args.test), ("--scene", args.scene),
+    given = [opt for opt, value in (("--robot", args.robot), ("--tip", args.tip), ("--goals", args.goals), ("--test", args.test),
+                                    ("--scene", args.scene),
                                     ("--goal-set", args.goal_set), ("--solver", args.solver),
                                     ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
                                     ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config),
@@ -220,7 +226,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     from bioik.bench import peers
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import benchmark_tip, check_seed_mode, check_test, default_seed_mode, generate, scenario_of
+    from bioik.bench.targets import (benchmark_tip, check_seed_mode, check_test, check_tips, default_seed_mode, generate,
+                                     scenario_of)
     from bioik.robots import load_robot
 
     for test in plan.tests:
@@ -251,6 +258,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     ResultStore.check_robots(plan.db, {name: robot.fingerprint for name, robot in robots.items()})
     for test in plan.tests:
         for name in plan.robots_for(test):
+            check_tips(test, tips[name])
             try:
                 fixed_seed(robots[name], plan.seed_mode or default_seed_mode(test), plan.seed_config)
             except ValueError as e:
@@ -262,6 +270,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
         for s in plan.solvers:
             if not peers.is_peer(s) and s != "decoupled":  # decoupling warms up in its scene run
                 warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)  # an unknown parameter fails here, before any write
+            elif TIP_SEPARATOR in tips[name]:
+                _skip(f"skipping {s} on robot {name}: peers run pose goals on one tip; got {tips[name]}")
             elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
                 try:  # the model is built here, before the clock
                     adapters[name, s] = peers.load_peer(s, robot, tips[name], name)
@@ -362,8 +372,11 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     run.add_argument("experiment", nargs="?", help="experiment file (TOML); then only --db may be given, overriding the file's db")
     run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path "
                                                         "(repeatable; required except with --test scale)")
-    run.add_argument("--tip", help="the link whose poses are the targets, on every --robot (default: the robot's one tip; "
-                                   "needed for a robot with several)")
+    run.add_argument("--tip", action="append", help="the link whose poses are the targets, on every --robot (default: the "
+                                                    "robot's one tip; needed for a robot with several); repeated with --test "
+                                                    "fkik: every target poses all the tips, from one random configuration")
+    run.add_argument("--goals", choices=("pose", "position"), help="with --test fkik: a pose goal per tip (default) or a "
+                                                                   "position goal (the test is then fkik/position)")
     run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)}; "
                                     "scene: an EBIKE scenario's stored targets among its obstacles, with --scene and --goal-set)")
     run.add_argument("--scene", action="append", help="EBIKE scenario of --test scene (repeatable): one of "

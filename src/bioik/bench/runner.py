@@ -44,8 +44,8 @@ import bioik
 from bioik.bench import peers
 from bioik.bench.scenes import DECOUPLED, SceneProblem, decoupled_function
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate, pose_errors,
-                                 scenario_of, tolerances)
+from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
+                                 position_only, scenario_of, tip_errors, tips_of, tolerances)
 from bioik.kinematics.robot import Robot
 
 WARMUP_SOLVES = 5
@@ -72,31 +72,47 @@ class RunSummary:
 
 
 def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], solve: SolveFn = bioik.solve,
-            callback: bool = True, scene: SceneProblem | None = None, tip: str | None = None) -> None:
-    """Compile and cache the solver (with a solution callback if the run has one, and a
-    scene test's goals) before timing; raises on an unknown solver or parameter."""
+            callback: bool = True, scene: SceneProblem | None = None, tip: str | None = None, test: str = "fkik") -> None:
+    """Compile and cache the solver (with a solution callback if the run has one, and the
+    goals of `test` on `tip`: a scene test's, several tips, position goals) before timing;
+    raises on an unknown solver or parameter."""
     tip = robot.tips[0] if tip is None else tip
+    tips = tips_of(tip)
     rng = np.random.default_rng(12345)
     witnesses = None if scene is None else scene.scenario.targets().witnesses[-WARMUP_SOLVES:]  # reachable, clear
     for k in range(WARMUP_SOLVES):
         q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
-        T = robot.link_pose(q if witnesses is None else witnesses[k], tip)
-        accept = acceptance_callback(robot, tip, T) if callback else None
+        T = robot.fk(q if witnesses is None else witnesses[k], links=tips)
+        T = T[0] if len(tips) == 1 else T
+        accept = acceptance_callback(robot, tip, T, test=test) if callback else None
         accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
-        solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
+        solve(robot, [*target_goals(tip, T, test), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
               callback=accept, **extra, **params)
 
 
-def acceptance_callback(robot: Robot, tip: str, T: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> Callable[[np.ndarray], bool]:
-    """The benchmark's check of an answer for pose `T`, as a solution callback."""
-    return lambda q: check(robot, tip, T, q, tol)[0]
+def target_goals(tip: str, T: np.ndarray, test: str) -> list[bioik.Goal]:
+    """The goals of one target: a pose goal per tip (T (4, 4) for one tip, (k, 4, 4) for k),
+    or a position goal per tip for `fkik/position`."""
+    tips = tips_of(tip)
+    poses = [T] if len(tips) == 1 else list(T)
+    if position_only(test):
+        return [bioik.PositionGoal(t, P[:3, 3]) for t, P in zip(tips, poses, strict=True)]
+    return [bioik.PoseGoal(t, P) for t, P in zip(tips, poses, strict=True)]
 
 
-def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES) -> tuple[bool, float, float]:
-    """(accepted?, position error, rotation error) of `q` for pose `T`: the benchmark's own
-    test, at tol = (position m, rotation rad)."""
-    dp, angle = pose_errors(robot, tip, T, q)
-    ok = bool(robot.within_limits(q)) and dp <= tol[0] and angle <= tol[1]
+def acceptance_callback(robot: Robot, tip: str, T: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES,
+                        test: str = "fkik") -> Callable[[np.ndarray], bool]:
+    """The benchmark's check of an answer for target `T` of `test`, as a solution callback."""
+    return lambda q: check(robot, tip, T, q, tol, test)[0]
+
+
+def check(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray, tol: tuple[float, float] = DEFAULT_TOLERANCES,
+          test: str = "fkik") -> tuple[bool, float, float]:
+    """(accepted?, position error, rotation error) of `q` for target `T` (the largest over
+    several tips): the benchmark's own test, at tol = (position m, rotation rad); the
+    rotation is not checked for `fkik/position`."""
+    dp, angle = tip_errors(robot, tip, T, q)
+    ok = bool(robot.within_limits(q)) and dp <= tol[0] and (angle <= tol[1] or position_only(test))
     return ok, dp, angle
 
 
@@ -199,7 +215,7 @@ def run_experiment(
         solve = decoupled_function(robot, test)
     scene = SceneProblem.of(robot, test, solver) if scenario_of(test) else None
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
-    warm_up(robot, solver, timeout, params, solve, callback, scene, tip)
+    warm_up(robot, solver, timeout, params, solve, callback, scene, tip, test)
     eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
                            callback=callback)
     targets = store.targets(eid)
@@ -215,13 +231,13 @@ def run_experiment(
                 continue
             T = targets.poses[i]
             start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
-            accept = acceptance_callback(robot, tip, T, tol) if callback else None
+            accept = acceptance_callback(robot, tip, T, tol, test) if callback else None
             accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
             t0 = time.perf_counter()
-            res = solve(robot, [bioik.PoseGoal(tip, T), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
+            res = solve(robot, [*target_goals(tip, T, test), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
                         callback=accept, position_tolerance=tol[0], rotation_tolerance=tol[1], **extra, **params)
             elapsed = time.perf_counter() - t0
-            ok, dp, angle = check(robot, tip, T, res.q, tol)
+            ok, dp, angle = check(robot, tip, T, res.q, tol, test)
             ok = ok and (scene is None or scene.check.checker.is_free(res.q))
             solution = [float(x) for x in res.q]
             store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),

@@ -17,6 +17,12 @@ opening: see `bioik.bench.scenes`; `generic`, no goals added, is `scene:NAME`). 
 seed, tip) always gives identical targets. The tip is named or, by default, the robot's one
 tip (`benchmark_tip`): a robot with several tips needs it named.
 
+Several tips (`fkik` only; hands, two arms, a humanoid's hands and feet): each target is
+one pose per tip, all from the same random configuration, solved as one query with a goal
+on every tip. The tips travel as one string joined by TIP_SEPARATOR ("l_hand,r_hand") and
+the poses are (n, k, 4, 4). `fkik/position` is the same targets with position goals only
+(the check then ignores the rotation).
+
 Seed modes say how a target's start configuration is chosen when it is solved (the runner
 applies them): `random` (the stored independent uniform draws), `none` (seed=None: the solver
 draws its own start), `fixed` (one configuration for every target, the robot's centre unless
@@ -36,6 +42,10 @@ from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
 
 TESTS = ("fkik", "unreachable", "grid", "track", "scale", "scene")
+#: fkik's goal kinds: one pose goal per tip ("fkik"), or one position goal ("fkik/position").
+FKIK_POSITION = "fkik/position"
+#: Joins several tips into one tip string (a link name containing it cannot be benchmarked).
+TIP_SEPARATOR = ","
 #: A scene test names its scenario and, after GOAL_SET_SEPARATOR, a goal set other than
 #: generic: "scene:HydrogenTank", "scene:HydrogenTank/rcm".
 SCENE_PREFIX = "scene:"
@@ -88,9 +98,26 @@ def check_test(test: str) -> str:
             raise ValueError(f"goal set {goal_set!r} is built around the scenario's opening; {scenario.name} has none "
                              f"(scenarios with one: {', '.join(with_one)})")
         return test
-    if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS[:-1])}, scene:NAME, scene:NAME/SET")
+    if test not in TESTS and test != FKIK_POSITION:
+        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS[:-1])}, {FKIK_POSITION}, scene:NAME, scene:NAME/SET")
     return test
+
+
+def tips_of(tip: str) -> list[str]:
+    """The links of a tip string (one, or several joined by TIP_SEPARATOR)."""
+    return tip.split(TIP_SEPARATOR)
+
+
+def check_tips(test: str, tip: str) -> str:
+    """`tip`, unless it names several links and `test` is not an fkik test (ValueError)."""
+    if TIP_SEPARATOR in tip and test not in ("fkik", FKIK_POSITION):
+        raise ValueError(f"several tips ({tip}) go with the fkik tests only (fkik, {FKIK_POSITION}); got {test}")
+    return tip
+
+
+def position_only(test: str) -> bool:
+    """Whether `test` poses position goals only (its check ignores the rotation)."""
+    return test == FKIK_POSITION
 
 
 def scene_test(scenario: str, goal_set: str = "generic") -> str:
@@ -131,11 +158,18 @@ def default_seed_mode(test: str) -> str:
     return "warm" if check_test(test) == "track" else "random"
 
 
-def benchmark_tip(robot: Robot, tip: str | None = None, name: str | None = None) -> str:
+def benchmark_tip(robot: Robot, tip: str | list[str] | None = None, name: str | None = None) -> str:
     """The link whose poses a benchmark of `robot` (called `name` in errors) targets: `tip`,
     checked to be a link the active joints move, or else the robot's one tip (ValueError
-    listing them when it has several)."""
+    listing them when it has several). Several links (a list, or a string joined by
+    TIP_SEPARATOR) are each checked and come back joined."""
     name = robot.name if name is None else name
+    if isinstance(tip, str) and TIP_SEPARATOR in tip:
+        tip = tips_of(tip)
+    if isinstance(tip, (list, tuple)):
+        if len(set(tip)) != len(tip) or not tip:
+            raise ValueError(f"the tips of robot {name!r} must be distinct link names; got {', '.join(tip) or 'none'}")
+        return TIP_SEPARATOR.join(benchmark_tip(robot, t, name) for t in tip) if len(tip) > 1 else benchmark_tip(robot, tip[0], name)
     if tip is None:
         if len(robot.tips) == 1:
             return robot.tips[0]
@@ -155,8 +189,9 @@ def benchmark_tip(robot: Robot, tip: str | None = None, name: str | None = None)
 def _fk_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int) -> Targets:
     witnesses = robot.random_configuration(rng, n).reshape(n, robot.dof)
     seeds = robot.random_configuration(rng, n).reshape(n, robot.dof)
-    poses = robot.fk(witnesses, links=[tip])[:, 0]
-    return Targets(tip, poses, seeds, witnesses)
+    tips = tips_of(tip)
+    poses = robot.fk(witnesses, links=tips)
+    return Targets(tip, poses[:, 0] if len(tips) == 1 else poses, seeds, witnesses)
 
 
 def _workspace_points(robot: Robot, tip: str, rng: np.random.Generator) -> np.ndarray:
@@ -251,7 +286,7 @@ def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None)
     check_test(test)
     if n < 1:
         raise ValueError(f"the number of targets must be ≥ 1; got {n}")
-    tip = benchmark_tip(robot, tip)
+    tip = check_tips(test, benchmark_tip(robot, tip))
     rng = np.random.default_rng(seed)
     if scenario_of(test):
         return _scene_targets(robot, tip, rng, n, scenario_of(test))
@@ -264,9 +299,23 @@ def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None)
     return _fk_targets(robot, tip, rng, n)  # fkik and scale
 
 
+def tip_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+    """The largest (position error m, rotation angle rad) over the tips of a tip string at q,
+    T their target poses (4, 4) for one tip, (k, 4, 4) for k."""
+    tips = tips_of(tip)
+    if len(tips) == 1:
+        return pose_errors(robot, tip, T, q)
+    errors = [_errors(A, P) for A, P in zip(robot.fk(q, links=tips), T, strict=True)]  # one FK for every tip
+    return max(e[0] for e in errors), max(e[1] for e in errors)
+
+
 def pose_errors(robot: Robot, tip: str, T: np.ndarray, q: np.ndarray) -> tuple[float, float]:
     """(position error m, rotation angle rad) of `tip` at `q` from the target pose `T`, exact FK."""
-    A = robot.link_pose(q, tip)
+    return _errors(robot.link_pose(q, tip), T)
+
+
+def _errors(A: np.ndarray, T: np.ndarray) -> tuple[float, float]:
+    """(position error m, rotation angle rad) of pose A from pose T."""
     d = A[:3, 3] - T[:3, 3]
     dp = math.sqrt(float(d @ d))  # scalar math: this check runs inside the timed solve (the callback)
     R = A[:3, :3].T @ T[:3, :3]
