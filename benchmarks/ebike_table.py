@@ -17,7 +17,8 @@ Results go to a bench database (resumable: a re-run solves only what is missing;
 the full comparison to docs/ebike-table.md and, with --readme, the summary table into the
 README between its `ebike-table` markers.
 
-    PYTHONPATH=src python benchmarks/ebike_table.py [--targets 100] [--timeout 1.0] [--db ebike_table.db] [--readme README.md]
+    PYTHONPATH=src python benchmarks/ebike_table.py [--targets 100] [--timeout 1.0] [--db ebike_table.db]
+        [--solvers lm decoupled …] [--out docs/ebike-table.md] [--readme README.md]
 
 [E]'s numbers are transcribed below from its Tables 6.1, 8.1, 8.14, A1–A18 and the RCM
 table of [E 8.5]. They are on [E]'s own geometry and targets (1000 per scenario, MoveIt on
@@ -132,16 +133,16 @@ E_OPENING: dict[str, dict[str, tuple[str, Row]]] = {
 }
 
 
-def runs(scenario: str) -> list[tuple[str, str, str]]:
-    """(label, solver, test) of every run on `scenario`: the generic ones, then those that
-    use the opening (the tanks)."""
+def runs(scenario: str, solvers: tuple[str, ...] = (*SOLVERS, "decoupled")) -> list[tuple[str, str, str]]:
+    """(label, solver, test) of every run of `solvers` on `scenario`: the generic ones, then
+    those that use the opening (the tanks)."""
     out = []
-    for solver in SOLVERS:
+    for solver in (s for s in SOLVERS if s in solvers):
         if solver not in POSE_ONLY:
             out.append((f"{solver} + collision costs", solver, scene_test(scenario)))
         out.append((f"{solver}, rejection sampling", solver, scene_test(scenario, "rejection")))
     if scenario in TANKS:
-        for solver, goal_set in OPENING_RUNS:
+        for solver, goal_set in (r for r in OPENING_RUNS if r[0] in solvers):
             label = "decoupled" if solver == "decoupled" else f"{solver} + {goal_set} goal"
             out.append((label, solver, scene_test(scenario, goal_set)))
     return out
@@ -159,12 +160,12 @@ def _complete(store: ResultStore, test: str, solver: str, n: int, timeout: float
     return None
 
 
-def measure(store: ResultStore, robot: bioik.Robot, n: int, timeout: float) -> dict[str, dict[str, Row]]:
-    """Run (or resume) every run of every scenario; the rates of each, by scenario and label."""
+def measure(store: ResultStore, robot: bioik.Robot, n: int, timeout: float, solvers: tuple[str, ...]) -> dict[str, dict[str, Row]]:
+    """Run (or resume) every run of `solvers` on every scenario; the rates of each, by scenario and label."""
     out: dict[str, dict[str, Row]] = {}
     for scenario in scenes.names():
         out[scenario] = {}
-        for label, solver, test in runs(scenario):
+        for label, solver, test in runs(scenario, solvers):
             exp = _complete(store, test, solver, n, timeout)
             if exp is None:  # not run yet, or interrupted: run (or resume) it
                 t0 = time.monotonic()
@@ -224,14 +225,13 @@ def full_table(ours: dict[str, dict[str, Row]], n: int, timeout: float) -> str:
     return "\n".join(lines)
 
 
-def summary_table(ours: dict[str, dict[str, Row]], n: int, timeout: float) -> str:
+def summary_table(ours: dict[str, dict[str, Row]], n: int, timeout: float, full: str = "docs/ebike-table.md") -> str:
     """Per scenario, the best of ours and the best of [E]'s at every budget, generic, and on
     the tanks also with the opening."""
     lines = [f"Best solve rate in % per column ({n} stored targets per scenario, timeout {timeout:g} s; "
              "every answer checked at the pose and by coal's exact collision check): bioik's best run "
              "against [E]'s best result. Generic: no use of the opening; *opening*: decoupling, RCM, "
-             "look-at and the like on the tanks. Which run is best in each column, and every run: "
-             "[docs/ebike-table.md](docs/ebike-table.md).", "",
+             f"look-at and the like on the tanks. Which run is best in each column, and every run: [{full}]({full}).", "",
              "| scenario | | ≤ 5 ms | ≤ 10 ms | ≤ 100 ms | ≤ 1 s | 1st answer | ≤ 10 answers |",
              "|---|---|---|---|---|---|---|---|"]
     for scenario in scenes.names():
@@ -265,12 +265,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default="ebike_table.db", help="bench database (resumable)")
     p.add_argument("--out", default=str(ROOT / "docs" / "ebike-table.md"), help="the full table (markdown)")
     p.add_argument("--readme", help="README whose ebike-table block gets the summary table")
+    p.add_argument("--solvers", nargs="+", choices=(*SOLVERS, "decoupled"), default=(*SOLVERS, "decoupled"),
+                   help="run only these (default all; lm also runs the RCM and look-at goal sets on the tanks)")
     args = p.parse_args(argv)
     robot = bioik.load_robot(scenes.ROBOT)
     with ResultStore(args.db, create=True) as store:
-        ours = measure(store, robot, args.targets, args.timeout)
+        ours = measure(store, robot, args.targets, args.timeout, tuple(args.solvers))
     Path(args.out).write_text(full_table(ours, args.targets, args.timeout) + "\n")
-    summary = summary_table(ours, args.targets, args.timeout)
+    out = Path(args.out).resolve()
+    full = str(out.relative_to(Path(args.readme).resolve().parent)) if args.readme else out.name
+    summary = summary_table(ours, args.targets, args.timeout, full)
     print(summary)
     if args.readme:
         write_readme(Path(args.readme), summary)

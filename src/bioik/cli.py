@@ -62,14 +62,10 @@ def cmd_fk(args) -> None:
 def cmd_solve(args) -> None:
     """Solve for one link pose and print the solution, its errors and the time."""
     import bioik
-    from bioik.kinematics.frames import matrix_from_quat
 
     robot = _robot(args)
     link = args.link or robot.tips[0]
-    x, y, z, qw, qx, qy, qz = args.pose
-    T = np.eye(4)
-    T[:3, :3] = matrix_from_quat(np.array([qw, qx, qy, qz]))
-    T[:3, 3] = (x, y, z)
+    T = _pose_matrix(args.pose)
     seed = None if args.seed_config is None else robot.check(args.seed_config, "--seed-config")
     goals = [bioik.PoseGoal(link, T)]
     if args.scene is not None:
@@ -142,6 +138,65 @@ def _scene(text: str):
     raise ValueError(f"--scene {text!r} is neither a bundled scene ({', '.join(bioik.scenes.names())}) nor a scene file (TOML)")
 
 
+def cmd_reach(args) -> int:
+    """A reachability study of an object's surface: solve, store, report, picture."""
+    import sys
+    from pathlib import Path
+
+    import bioik
+    from bioik.bench import reach
+
+    robot = _robot(args)
+    tip = args.tip or robot.tips[0]
+    robot.model.link_index(tip)  # an unknown link: one error line naming the closest
+    if Path(args.object).suffix.lower() == ".toml":
+        scene = bioik.Scene.from_file(args.object)
+        if args.pose is not None:
+            raise ValueError("--pose places a mesh object; a scene file's obstacles carry their own poses")
+    else:
+        scene = bioik.Scene()
+        scene.add_mesh("object", args.object, None if args.pose is None else _pose_matrix(args.pose))
+    on = tuple(args.on or scene.names)
+    unknown = [n for n in on if n not in scene]
+    if unknown:
+        raise ValueError(f"--on {unknown[0]!r}: no such obstacle in {args.object} (it has {', '.join(scene.names)})")
+    if args.samples < 1 or not args.timeout > 0 or not args.standoff >= 0:
+        raise ValueError(f"--samples must be ≥ 1, --timeout > 0 and --standoff ≥ 0; got {args.samples}, {args.timeout}, {args.standoff}")
+    study = reach.Study(args.robot, robot.fingerprint, tip, str(args.object), on, args.samples, args.seed,
+                        args.solver or bioik.solvers.DEFAULT_SOLVER, args.timeout, args.standoff)
+    store = reach.ReachStore(args.db, study)
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if tty and (done == total or done % max(total // 100, 1) == 0):
+            print(f"\rreach: {done}/{total} points", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    try:
+        reach.run(store, robot, study, scene, progress)
+    except KeyboardInterrupt:
+        print("\ninterrupted: solved points are kept; run the same command again to resume", file=sys.stderr)
+        return 130
+    finally:
+        print(reach.report(study, reach.coverage(store)))
+        out = reach.picture(store, study, args.out or Path(args.db).with_suffix(".png"))
+        store.close()
+    print(f"picture: {out}")
+    return 0
+
+
+def _pose_matrix(pose) -> np.ndarray:
+    """The 4×4 pose of x y z qw qx qy qz (the quaternion normalised)."""
+    from bioik.kinematics.frames import matrix_from_quat
+
+    x, y, z, qw, qx, qy, qz = pose
+    if not np.isfinite(pose).all() or not np.linalg.norm([qw, qx, qy, qz]) > 0:
+        raise ValueError(f"--pose needs finite numbers and a nonzero quaternion (x y z qw qx qy qz); got {' '.join(map(str, pose))}")
+    T = np.eye(4)
+    T[:3, :3] = matrix_from_quat(np.array([qw, qx, qy, qz]))
+    T[:3, 3] = (x, y, z)
+    return T
+
+
 def cmd_robots(args) -> None:
     """List the bundled robots."""
     from bioik import robots
@@ -187,6 +242,20 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     vw.add_argument("--scene", help="obstacles to draw: a bundled scene name (see bioik.scenes.names()) or a scene file (TOML)")
     vw.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     vw.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    rc = robot_command("reach", cmd_reach, "reachability study: tool poses on an object's surface, solved collision-free; "
+                                            "coverage report and picture (resumable)")
+    rc.add_argument("--object", required=True, help="the object: a mesh file (placed by --pose) or a scene file (TOML)")
+    rc.add_argument("--pose", type=float, nargs=7, metavar=("X", "Y", "Z", "QW", "QX", "QY", "QZ"),
+                    help="where a mesh object sits in the base frame (default: at the origin)")
+    rc.add_argument("--on", action="append", metavar="OBSTACLE", help="sample only this obstacle of a scene file (repeatable)")
+    rc.add_argument("--samples", type=int, default=1000, help="tool poses to sample (default 1000)")
+    rc.add_argument("--db", required=True, help="the study's SQLite file (created; an existing one is resumed)")
+    rc.add_argument("--out", help="the picture (PNG; default: the --db path with .png)")
+    rc.add_argument("--tip", help="the tool link (default: the group's first tip)")
+    rc.add_argument("--solver", help="solver name (default: bioik's default solver)")
+    rc.add_argument("--timeout", type=float, default=0.01, help="seconds per pose (default 0.01)")
+    rc.add_argument("--standoff", type=float, default=0.01, help="tool distance from the surface, m (default 0.01)")
+    rc.add_argument("--seed", type=int, default=0, help="sampling and solving seed (default 0)")
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
