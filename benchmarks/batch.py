@@ -2,7 +2,8 @@
 
 N FK targets of the robot's tip (FK of uniform random configurations) from random seed
 states, one pose goal each, `--solver` with `--timeout`; per query µs (wall time of the
-whole batch / N), the median of `--repeats` runs of:
+whole batch / N), the median of `--repeats` rounds — each round runs every variant once,
+so a drift of the machine's speed (shared VMs drift by 2× within minutes) hits all alike:
 
 - loop: `bioik.solve(robot, [PoseGoal(tip, T)], seed=s, ...)` for each target, goals built
   in the loop (as a user would), and the same loop's "overhead" (the calls when the seed
@@ -11,7 +12,7 @@ whole batch / N), the median of `--repeats` runs of:
 - `solve_batch` of a `GoalBatch` (the template and the N poses) with threads = 1, 2 …
 
 Usage: python3 benchmarks/batch.py [--robot ur5] [--solver lm] [--targets 10000]
-                                    [--timeout 0.005] [--repeats 5] [--threads 1 2]
+                                    [--timeout 0.005] [--repeats 7] [--threads 1 2]
 """
 
 from __future__ import annotations
@@ -19,20 +20,22 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 import bioik
 
 
-def per_query_us(run, n: int, repeats: int) -> float:
-    """Median over repeats of run()'s wall time / n, in µs."""
-    times = []
+def per_query_us(variants: dict[str, Callable[[], object]], n: int, repeats: int) -> dict[str, float]:
+    """Median wall time / n of each variant in µs, over `repeats` rounds of all variants."""
+    times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(repeats):
-        t = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) / n * 1e6
+        for name, run in variants.items():
+            t = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) / n * 1e6 for name, ts in times.items()}
 
 
 def main() -> None:
@@ -41,7 +44,7 @@ def main() -> None:
     ap.add_argument("--solver", default="lm")
     ap.add_argument("--targets", type=int, default=10_000)
     ap.add_argument("--timeout", type=float, default=0.005)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -63,23 +66,24 @@ def main() -> None:
             bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=s, **kw)
 
     print(f"{a.robot}, {a.solver}, {a.targets} FK targets, random seed states, timeout {a.timeout * 1e3:g} ms; "
-          f"µs per query, median of {a.repeats}")
-    rows = [
-        ("loop of solve", per_query_us(lambda: loop(seeds), a.targets, a.repeats)),
-        ("loop overhead (seed solves)", per_query_us(lambda: loop(solutions), a.targets, a.repeats)),
-    ]
-    rows.append(("loop − overhead", rows[0][1] - rows[1][1]))
+          f"µs per query, median of {a.repeats} rounds")
     solved = {}
-    for t in a.threads:
-        def run(t=t) -> None:
+
+    def batch_run(t: int) -> Callable[[], None]:
+        def run() -> None:
             solved[t] = bioik.solve_batch(robot, batch, seeds, threads=t, **kw)
-        rows.append((f"solve_batch threads={t}", per_query_us(run, a.targets, a.repeats)))
-    for name, us in rows:
-        print(f"| {name} | {us:.2f} |")
-    one = dict(rows)["solve_batch threads=1"] if 1 in a.threads else None
+        return run
+
+    variants = {"loop of solve": lambda: loop(seeds), "loop overhead (seed solves)": lambda: loop(solutions)}
+    variants.update({f"solve_batch threads={t}": batch_run(t) for t in a.threads})
+    us = per_query_us(variants, a.targets, a.repeats)
+    us["loop − overhead"] = us["loop of solve"] - us["loop overhead (seed solves)"]
+    for name, value in us.items():
+        print(f"| {name} | {value:.2f} |")
+    one = us.get("solve_batch threads=1")
     for t in a.threads:
         r = solved[t]
-        speedup = f", {one / dict(rows)[f'solve_batch threads={t}']:.2f}× threads=1" if one and t != 1 else ""
+        speedup = f", {one / us[f'solve_batch threads={t}']:.2f}× threads=1" if one and t != 1 else ""
         print(f"threads={t}: success {r.success.mean() * 100:.2f} %, median query {np.median(r.time) * 1e6:.1f} µs{speedup}")
 
 
