@@ -476,7 +476,7 @@ class Solver:
             success=out[:, ACCEPTED] == 1.0,
             cost=out[:, COST] * (weights * weights),
             goal_errors=out[:, [DP, DR]].reshape(n, 1, 2),
-            time=out[:, TIME],
+            time=out[:, TIME].copy(),
             iterations=out[:, ITS].astype(np.int64),
             restarts=out[:, RESTARTS].astype(np.int64),
             callback_calls=np.zeros(n, dtype=np.int64),
