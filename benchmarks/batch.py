@@ -27,15 +27,19 @@ import numpy as np
 import bioik
 
 
-def per_query_us(variants: dict[str, Callable[[], object]], n: int, repeats: int) -> dict[str, float]:
-    """Median wall time / n of each variant in µs, over `repeats` rounds of all variants."""
-    times: dict[str, list[float]] = {name: [] for name in variants}
+def per_query_us(variants: dict[str, Callable[[], object]], n: int, repeats: int) -> dict[str, tuple[float, float]]:
+    """(median wall time / n in µs, median cores busy) of each variant over `repeats` rounds
+    of all variants; cores busy = the process's CPU time / wall time (below the thread
+    count when other jobs hold the cores, whatever the code does)."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     for _ in range(repeats):
         for name, run in variants.items():
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             run()
-            times[name].append(time.perf_counter() - t)
-    return {name: statistics.median(ts) / n * 1e6 for name, ts in times.items()}
+            wall = time.perf_counter() - t
+            times[name].append((wall, (time.process_time() - c) / wall))
+    return {name: (statistics.median(w for w, _ in ts) / n * 1e6, statistics.median(c for _, c in ts))
+            for name, ts in times.items()}
 
 
 def main() -> None:
@@ -76,10 +80,12 @@ def main() -> None:
 
     variants = {"loop of solve": lambda: loop(seeds), "loop overhead (seed solves)": lambda: loop(solutions)}
     variants.update({f"solve_batch threads={t}": batch_run(t) for t in a.threads})
-    us = per_query_us(variants, a.targets, a.repeats)
-    us["loop − overhead"] = us["loop of solve"] - us["loop overhead (seed solves)"]
-    for name, value in us.items():
-        print(f"| {name} | {value:.2f} |")
+    measured = per_query_us(variants, a.targets, a.repeats)
+    print("| variant | µs per query | cores busy |\n|---|---|---|")
+    for name, (value, busy) in measured.items():
+        print(f"| {name} | {value:.2f} | {busy:.2f} |")
+    us = {name: value for name, (value, _) in measured.items()}
+    print(f"| loop − overhead | {us['loop of solve'] - us['loop overhead (seed solves)']:.2f} | |")
     one = us.get("solve_batch threads=1")
     for t in a.threads:
         r = solved[t]
