@@ -5,7 +5,7 @@ modules import each other in a circle.
 Layers, lowest first: errors, `_kernel_cache` and `_cache_dir` (import nothing from bioik) < model <
 kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
 their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
-collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < api) <
+collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < batch < api) <
 track, rollout, decoupling, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench and viewer < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
@@ -44,15 +44,17 @@ LAYERS = {
 }
 
 #: Inside bioik.solvers: shared plumbing < the families (a family may build on a lower
-#: one: bio2 on lm's pose attempt, trac on kdl, bio2_lbfgs on bio2) < the registry < the API.
+#: one: bio2 on lm's pose attempt, trac on kdl, bio2_lbfgs on bio2) < the registry < the batch
+#: input, result and threads < the API.
 SOLVER_LAYERS = {
     "bioik.solvers.core": 0,
     "bioik.solvers.local": 1,
     "bioik.solvers.evolutionary": 2,
     "bioik.solvers.scipy": 3,
     "bioik.solvers.registry": 4,
-    "bioik.solvers.api": 5,
-    "bioik.solvers": 6,
+    "bioik.solvers.batch": 5,
+    "bioik.solvers.api": 6,
+    "bioik.solvers": 7,
 }
 
 

@@ -33,7 +33,7 @@ try:
     from bioik.kinematics.robot import Robot
     from bioik.model import URDFError, UnknownNameError
     from bioik.problem import Problem
-    from bioik.solvers import Result, Solver, UnsupportedGoalsError, solve
+    from bioik.solvers import BatchResult, GoalBatch, Result, Solver, UnsupportedGoalsError, solve, solve_batch
     from bioik.robots import load_robot
     from bioik.scene import Scene, SceneError
     from bioik.rollout import Rollout, rollout
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use
 
 __version__ = "0.1.0"
 
-__all__ = ["BioikError", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "track", "TrackResult", "rollout", "Rollout",
+__all__ = ["BatchResult", "BioikError", "GoalBatch", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
            "Decoupler", "decoupled_solve", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).

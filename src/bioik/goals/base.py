@@ -10,7 +10,7 @@ kernel and residual size beside its code; defining the class registers them
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -57,6 +57,10 @@ class Goal:
     #: Links whose frames the goal reads, in the order its kernel expects (goals override
     #: this with a property, or with a field as `RCMGoal` does).
     links: ClassVar[tuple[str, ...]] = ()
+
+    #: The field a batch varies (`bioik.GoalBatch`): the goal's target, as the pose of a
+    #: `PoseGoal`; None for goals without one.
+    target_field: ClassVar[str | None] = None
 
     #: Whether `refresh` watches the fields (pose-type goals, built in hot loops, check their
     #: own in `params`).
@@ -126,6 +130,23 @@ class Goal:
     def params(self, robot: Robot) -> np.ndarray:
         """The goal's parameter row (N_PARAMS floats, or more) for the compiled kernels."""
         return np.zeros(N_PARAMS)
+
+    def with_target(self, target) -> Goal:
+        """A copy with `target` in `target_field`, checked as the constructor checks it."""
+        if self.target_field is None:
+            raise TypeError(f"{type(self).__name__} has no target a batch can vary; give the batch as a list of goal lists")
+        return replace(self, **{self.target_field: target})
+
+    def target_rows(self, robot: Robot, targets) -> np.ndarray:
+        """The parameter rows (N, N_PARAMS or more) of this goal with each of N `targets` in
+        turn: the rows of a batch, computed without a solve per target."""
+        rows = []
+        for i, target in enumerate(targets):
+            try:
+                rows.append(self.with_target(target).params(robot))
+            except ValueError as e:
+                raise ValueError(f"targets[{i}]: {e}") from None
+        return np.array(rows)
 
     def layout_key(self) -> Hashable:
         """What fixes the problem layout beyond the goal's class and links (the scene a

@@ -84,6 +84,16 @@ def _pose_row(T, row, rotation_scale):
     return 0
 
 
+@njit(**JIT)
+def _pose_rows(T, rows, rotation_scale):
+    """`_pose_row` of each pose T[i] into rows[i]: (index, code) of the first bad pose, or (−1, 0)."""
+    for i in range(T.shape[0]):
+        code = _pose_row(T[i], rows[i], rotation_scale)
+        if code:
+            return i, code
+    return -1, 0
+
+
 _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
 
 #: How `PoseGoal` calls `_pose_row`: its compiled entry once loaded (the call always passes
@@ -162,6 +172,7 @@ class PositionGoal(Goal):
     tolerance: float | None = None
     kind = POSITION
     size = 3
+    target_field = "position"
     kernel = position_residual
     watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
@@ -197,6 +208,7 @@ class OrientationGoal(Goal):
     tolerance: float | None = None
     kind = ORIENTATION
     size = 4
+    target_field = "rotation"
     kernel = orientation_residual
     watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
@@ -236,6 +248,7 @@ class PoseGoal(Goal):
     rotation_tolerance: float | None = None
     kind = POSE
     size = 7
+    target_field = "pose"
     kernel = pose_residual
     watch_fields = False  # `refresh` is its own, cheaper: `params` runs it in every solve
 
@@ -296,6 +309,21 @@ class PoseGoal(Goal):
     def params(self, robot):
         self.refresh()
         return self._row
+
+    def target_rows(self, robot, targets) -> np.ndarray:
+        """The rows for N poses (an array (N, 4, 4)) in one compiled loop."""
+        self.refresh()
+        try:
+            T = np.ascontiguousarray(targets, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError("PoseGoal targets must be N 4×4 poses (an array (N, 4, 4))") from None
+        if T.ndim != 3 or T.shape[1:] != (4, 4):
+            raise ValueError(f"PoseGoal targets must be N 4×4 poses (an array (N, 4, 4)); got shape {T.shape}")
+        rows = np.zeros((len(T), N_PARAMS))
+        i, code = _pose_rows(T, rows, self._row[7])
+        if code:
+            raise ValueError(f"PoseGoal targets[{i}]: {_POSE_ERRORS[code]}")
+        return rows
 
 
 @njit(inline="always", **JIT)

@@ -1,7 +1,8 @@
-"""Solvers behind one API: `solve`, `Solver`, `Result`; `names()` lists the solvers."""
+"""Solvers behind one API: `solve`, `solve_batch`, `Solver`, `Result`; `names()` lists the solvers."""
 
-from bioik.solvers.api import Result, Solver, solve
+from bioik.solvers.api import Result, Solver, solve, solve_batch
+from bioik.solvers.batch import BatchResult, GoalBatch
 from bioik.solvers.core.family import UnsupportedGoalsError
 from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, names
 
-__all__ = ["DEFAULT_SOLVER", "PYTHON_GOALS_SOLVER", "Result", "Solver", "UnsupportedGoalsError", "names", "solve"]
+__all__ = ["BatchResult", "GoalBatch", "DEFAULT_SOLVER", "PYTHON_GOALS_SOLVER", "Result", "Solver", "UnsupportedGoalsError", "names", "solve", "solve_batch"]

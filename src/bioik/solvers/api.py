@@ -32,9 +32,11 @@ from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.scene import Scene
+from bioik.solvers.batch import BatchResult, GoalBatch, as_batch, batch_seeds, run_chunks, thread_count
+from bioik.solvers.core.batch import ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, SEED_MODULUS, TIME, TOL_COLUMNS
 from bioik.solvers.core.clock import stoppable
 from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TIMEOUT, TOLERANCE
-from bioik.solvers.core.pose_query import new_io
+from bioik.solvers.core.pose_query import BUDGET, MODE, RANDOM_START, new_io
 from bioik.solvers.registry import DEFAULT_SOLVER, PYTHON_GOALS_SOLVER, SOLVERS, Family
 
 #: Goal types whose structure is fixed by (type, link, secondary) alone.
@@ -358,6 +360,130 @@ class Solver:
         finally:
             idle.append(ws)  # at most as many as ever ran at once
 
+    def solve_batch(
+        self,
+        goals_batch: GoalBatch | Sequence[Sequence[Goal]],
+        seeds: Any = None,
+        timeout: float | None = None,
+        callback: Callable[[np.ndarray], bool] | None = None,
+        random_seed: int | None = None,
+        max_iterations: int | None = None,
+        position_tolerance: float = 1e-5,
+        rotation_tolerance: float = 1e-5,
+        scene: Scene | None = None,
+        threads: int | None = None,
+    ) -> BatchResult:
+        """Solve N independent queries of one goal structure on `threads` threads; see
+        `bioik.solve_batch`. Queries of one pose-type goal without callback or scene run in
+        compiled chunks with the GIL released; the rest as `solve` calls on the threads."""
+        batch = as_batch(goals_batch)
+        n = len(batch)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
+        timeout = self.timeout if timeout is None else check_timeout(timeout)
+        budget = UNLIMITED
+        if max_iterations is not None:
+            budget = int(MAX_ITERATIONS.check("max_iterations", max_iterations))
+        pt = TOLERANCE.check("position_tolerance", position_tolerance)
+        rt = TOLERANCE.check("rotation_tolerance", rotation_tolerance)
+        threads = min(thread_count(threads), n)
+        Q = batch_seeds(self.robot, seeds, n)
+        if random_seed is None:
+            base = random.getrandbits(31)
+        else:
+            RANDOM_SEED.check("random_seed", random_seed)
+            base = int(random_seed) % SEED_MODULUS
+        template = batch.goals if isinstance(batch, GoalBatch) else batch[0]
+        if callback is None and scene is None and self.family.single_pose_batch is not None and self._prepare(template).single_pose:
+            rows = self._pose_rows(batch, pt, rt)
+            if rows is not None:
+                return self._batch_single_pose(template, *rows, Q, timeout, budget, base, threads)
+        query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
+        results: list[Result | None] = [None] * n
+
+        def work(first: int, last: int) -> None:
+            for i in range(first, last):
+                results[i] = self.solve(query(i), None if Q is None else Q[i], timeout, callback, (base + i) % SEED_MODULUS,
+                                        max_iterations, pt, rt, scene)
+
+        run_chunks(n, [work] * threads)
+        return BatchResult.of(results)
+
+    def _pose_rows(self, batch: GoalBatch | list[list[Goal]], pt: float, rt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(goal rows (N, width), weights (N,), weight flags and tolerances (N, 3)) of a batch of
+        single pose-type goals, as `_solve_single_pose` passes them; None if the queries
+        are not all of the first one's structure."""
+        if isinstance(batch, GoalBatch):
+            g = batch.goals[0]
+            rows = g.target_rows(self.robot, batch.targets[0])
+            goals = [g] * len(rows)
+        else:
+            g = batch[0][0]
+            goals = [q[0] for q in batch]
+            key = (type(g), g.link, g.secondary)
+            for h in goals:
+                if not isinstance(h, Goal):
+                    raise TypeError(f"goals_batch holds a {type(h).__name__}, not a bioik goal")
+                h.refresh()
+                if (type(h), h.link, h.secondary) != key:
+                    return None
+            rows = np.array([h.params(self.robot) for h in goals])
+        weights = np.array([h.weight for h in goals])
+        tols = np.empty((len(goals), TOL_COLUMNS))
+        for i, h in enumerate(goals):
+            if type(h) is PoseGoal:
+                hp, hr = h.position_tolerance, h.rotation_tolerance
+            else:
+                hp = hr = h.tolerance
+            tols[i] = 1.0 if h.weight > 0.0 else 0.0, pt if hp is None else hp, rt if hr is None else hr
+        return rows, weights, tols
+
+    def _batch_single_pose(self, template, rows, weights, tols, Q, timeout, budget, base, threads) -> BatchResult:
+        """Single pose-type goals in compiled chunks: one workspace per thread, its io set up
+        once (budget, mode, random start); each query's deadline starts with its search."""
+        robot, n, kernel, extra = self.robot, len(rows), self.family.single_pose_batch, self.family.single_pose_extra
+        random_start = Q is None
+        if random_start:
+            Q = np.empty((n, robot.dof))
+        out = np.zeros((n, OUT_COLUMNS))
+        taken: list[_Workspace] = []
+        try:
+            workers = []
+            for _ in range(threads):
+                try:
+                    ws = self._idle.pop()
+                except IndexError:
+                    ws = _Workspace(self)
+                taken.append(ws)
+                problem = ws.problem(template)
+                if random_start:
+                    problem.vdata[:, REFERENCE] = robot._center
+                ws.io[BUDGET], ws.io[MODE], ws.io[RANDOM_START] = budget, self._mode, random_start
+                args = (problem.ibuf, problem.fbuf, rows, tols, Q, ws.io, out)
+                if not kernel.signatures:  # compiled (or loaded) before any query's clock starts
+                    with self._prepare_lock, _compile_notice(self.family.name), process_lock(f"prepare-{self.family.name}"):
+                        kernel(*args, 0, 0, timeout, base, *extra)
+
+                def work(first: int, last: int, args=args) -> None:
+                    stoppable(kernel, time.monotonic() + (last - first) * timeout, *args, first, last, timeout, base, *extra)
+
+                workers.append(work)
+            run_chunks(n, workers)
+        finally:
+            self._idle.extend(taken)
+        return BatchResult(
+            q=Q,
+            success=out[:, ACCEPTED] == 1.0,
+            cost=out[:, COST] * (weights * weights),
+            goal_errors=out[:, [DP, DR]].reshape(n, 1, 2),
+            time=out[:, TIME].copy(),
+            iterations=out[:, ITS].astype(np.int64),
+            restarts=out[:, RESTARTS].astype(np.int64),
+            callback_calls=np.zeros(n, dtype=np.int64),
+            seed_clipped=out[:, CLIPPED] == 1.0,
+            solver=self.family.name,
+        )
+
     def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
                 after: Result | None = None) -> Result:
         """The general search: the family's search, with rejection sampling when a callback
@@ -553,16 +679,55 @@ def solve(
     one-time preparation of a new structure (and compiling on first use) is not counted
     in the timeout.
     """
+    return _shared_solver(robot, solver, timeout, acceptance, params).solve(
+        goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)
+
+
+def _shared_solver(robot: Robot, solver: str | None, timeout: float, acceptance: str, params: dict[str, Any]) -> Solver:
+    """The `Solver` that `solve` and `solve_batch` keep for these arguments (made on first use)."""
     key = (id(robot), solver, acceptance, tuple(sorted(params.items()))) if params else (id(robot), solver, acceptance)
     try:
         s = _solvers.get(key)
     except TypeError:  # an unhashable name or value (a list …): the Solver refuses it by name
-        return Solver(robot, solver, timeout, acceptance, **params).solve(
-            goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)
+        return Solver(robot, solver, timeout, acceptance, **params)
     if s is None or s.robot is not robot:
         s = Solver(robot, solver, timeout, acceptance, **params)
         with _solvers_lock:
             if len(_solvers) >= 16:
                 _solvers.pop(next(iter(_solvers)))
             _solvers[key] = s
-    return s.solve(goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)
+    return s
+
+
+def solve_batch(
+    robot: Robot,
+    goals_batch: GoalBatch | Sequence[Sequence[Goal]],
+    seeds: Any = None,
+    timeout: float = 0.005,
+    solver: str | None = None,
+    threads: int | None = None,
+    callback: Callable[[np.ndarray], bool] | None = None,
+    random_seed: int | None = None,
+    max_iterations: int | None = None,
+    position_tolerance: float = 1e-5,
+    rotation_tolerance: float = 1e-5,
+    acceptance: str = "norm",
+    scene: Scene | None = None,
+    **params: Any,
+) -> BatchResult:
+    """N independent queries of one goal structure, solved on `threads` threads (None:
+    every core): the same answers as N `solve` calls, as arrays (`BatchResult`).
+
+    goals_batch: a `GoalBatch` (a goal list and N targets for some of its goals — the fast
+    way to give N poses for one tip) or a list of N goal lists. seeds: (N, dof), one
+    configuration for all, or None (random starts). timeout: seconds per query, counted
+    from that query's start. random_seed=s gives query i the seed s + i, so with
+    `max_iterations` the answers are bit-identical to `solve(..., random_seed=s + i,
+    max_iterations=...)` whatever the thread count. Queries of one pose, position or
+    orientation goal without callback or scene run as compiled chunks with the GIL
+    released; the others (several goals, a callback — called from the worker threads —,
+    a scene or collision goals) as `solve` calls on the threads, releasing the GIL only
+    inside their compiled searches. The other arguments are `solve`'s.
+    """
+    return _shared_solver(robot, solver, timeout, acceptance, params).solve_batch(
+        goals_batch, seeds, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene, threads)

@@ -51,7 +51,9 @@ class Family:
     #: The search as a whole-query kernel for one primary pose-type goal
     #: (`Problem.single_pose`; protocol in `bioik.solvers.core.pose_query`); None: no such path.
     single_pose: Callable[..., int] | None = None
-    #: Arguments `single_pose` takes after the protocol's five (e.g. bio2's normal deviates).
+    #: `single_pose` over a chunk of a batch of queries (`bioik.solvers.core.batch`).
+    single_pose_batch: Callable[..., int] | None = None
+    #: Arguments `single_pose` and `single_pose_batch` take after the protocol's five (e.g. bio2's normal deviates).
     single_pose_extra: tuple = ()
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:

@@ -66,6 +66,7 @@ from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, u
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.rng import random_configuration, uniform
@@ -539,7 +540,14 @@ def bio1_pose_query(ibuf, fbuf, row, q, io):
     return search_query(ibuf, fbuf, row, q, io, bio1_search, ())
 
 
+@njit(**JIT)
+def bio1_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`bio1_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, bio1_pose_query, ())
+
+
 FAMILIES = (
-    Family("bio1", DEFAULTS, compiled(bio1_search), single_pose=bio1_pose_query, secondary_goals=False,
+    Family("bio1", DEFAULTS, compiled(bio1_search), single_pose=bio1_pose_query,
+           single_pose_batch=bio1_pose_batch, secondary_goals=False,
            description="BioIK 1: Hybrid Genetic Swarm Algorithm, exact FK [S 4.3]"),
 )

@@ -42,6 +42,7 @@ from bioik.goals.kernels import SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.pose_query import search_query
@@ -142,14 +143,24 @@ def gd_pose_query(ibuf, fbuf, row, q, io):
     return search_query(ibuf, fbuf, row, q, io, gd_search, ())
 
 
+@njit(**JIT)
+def gd_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`gd_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, gd_pose_query, ())
+
+
 _search = compiled(gd_search)
 FAMILIES = (
-    Family("gd", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(REJECT, 1),
+    Family("gd", DEFAULTS, _search, single_pose=gd_pose_query,
+           single_pose_batch=gd_pose_batch, secondary_goals=False, fixed=(REJECT, 1),
            description="gradient descent, rejects cost increases, no resets [R 3.5.2]"),
-    Family("gd_r", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(RESET, 1),
+    Family("gd_r", DEFAULTS, _search, single_pose=gd_pose_query,
+           single_pose_batch=gd_pose_batch, secondary_goals=False, fixed=(RESET, 1),
            description="gradient descent with random resets [R 3.5.2]"),
-    Family("gd_c", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(CONTINUE, 1),
+    Family("gd_c", DEFAULTS, _search, single_pose=gd_pose_query,
+           single_pose_batch=gd_pose_batch, secondary_goals=False, fixed=(CONTINUE, 1),
            description="gradient descent with continuation (steps always accepted) [R 3.5.2]"),
-    Family("gd_c_4", DEFAULTS, _search, single_pose=gd_pose_query, secondary_goals=False, fixed=(CONTINUE, 4),
+    Family("gd_c_4", DEFAULTS, _search, single_pose=gd_pose_query,
+           single_pose_batch=gd_pose_batch, secondary_goals=False, fixed=(CONTINUE, 4),
            description="gradient descent with continuation, 4 interleaved chains [R 3.5.2]"),
 )

@@ -24,6 +24,7 @@ from numba import njit
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.solvers.local.twist import twist_state
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.linalg import damped_step
 from bioik.solvers.local.lm import RESTART, STOP, next_move
 from bioik.solvers.core.pose_query import search_query
@@ -110,7 +111,14 @@ def jac_pose_query(ibuf, fbuf, row, q, io):
     return search_query(ibuf, fbuf, row, q, io, jac_search, ())
 
 
+@njit(**JIT)
+def jac_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`jac_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, jac_pose_query, ())
+
+
 FAMILIES = (
     Family("jac", DEFAULTS, compiled(jac_search), kinds=POSE_KINDS, secondary_goals=False, single_pose=jac_pose_query,
+           single_pose_batch=jac_pose_batch,
            description="multi-goal damped pseudo-inverse Jacobian, restarts [R 3.5.1]"),
 )

@@ -15,6 +15,7 @@ from numba import njit
 
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
@@ -65,7 +66,14 @@ def kdl_pose_query(ibuf, fbuf, row, q, io):
     return search_query(ibuf, fbuf, row, q, io, kdl_search, ())
 
 
+@njit(**JIT)
+def kdl_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`kdl_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, kdl_pose_query, ())
+
+
 FAMILIES = (
     Family("kdl", DEFAULTS, compiled(kdl_search), kinds=POSE_KINDS, secondary_goals=False, single_pose=kdl_pose_query,
+           single_pose_batch=kdl_pose_batch,
            description="KDL-style Newton–Raphson, pseudo-inverse, restarts"),
 )

@@ -21,6 +21,7 @@ from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
 from bioik.solvers.core.rng import random_configuration
@@ -136,7 +137,13 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     return success
 
 
+@njit(**JIT)
+def lm_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`lm_pose_search` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, lm_pose_search, ())
+
+
 FAMILIES = (
-    Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search,
+    Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search, single_pose_batch=lm_pose_batch,
            description="Levenberg–Marquardt with random restarts (compiled)"),
 )

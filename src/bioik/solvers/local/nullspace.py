@@ -30,6 +30,7 @@ from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, u
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.local.twist import Limits, Walk, backtracking_search, twist_errors
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import stack_residuals
 from bioik.solvers.core.pose_query import search_query
@@ -168,7 +169,14 @@ def nullspace_pose_query(ibuf, fbuf, row, q, io):
     return search_query(ibuf, fbuf, row, q, io, nullspace_search, ())
 
 
+@njit(**JIT)
+def nullspace_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base):
+    """`nullspace_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, nullspace_pose_query, ())
+
+
 FAMILIES = (
     Family("nullspace", DEFAULTS, compiled(nullspace_search), kinds=POSE_KINDS, any_secondary=True, single_pose=nullspace_pose_query,
+           single_pose_batch=nullspace_pose_batch,
            description="pseudo-inverse with joint centring (or secondary goals) in the null space [L]"),
 )

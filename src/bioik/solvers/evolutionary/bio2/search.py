@@ -31,6 +31,7 @@ from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, unpack
+from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.family import Family, compiled
 from bioik.solvers.core.linalg import null_space_scratch
@@ -329,14 +330,24 @@ def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
     return search_query(ibuf, fbuf, row, q, io, bio2_search, (normals,))
 
 
+@njit(**JIT)
+def bio2_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, normals):
+    """`bio2_pose_query` over a chunk of a batch (`bioik.solvers.core.batch`)."""
+    return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, bio2_pose_query, (normals,))
+
+
 _search = compiled(bio2_search, NORMALS)
 FAMILIES = (
-    Family("bio2", DEFAULTS, _search, fixed=(NONE,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+    Family("bio2", DEFAULTS, _search, fixed=(NONE,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
            description="BioIK 2 evolution without memetics"),
-    Family("bio2_memetic", DEFAULTS, _search, fixed=(QUADRATIC,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+    Family("bio2_memetic", DEFAULTS, _search, fixed=(QUADRATIC,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
            description="BioIK 2, quadratic memetics (faithful)"),
-    Family("bio2_memetic_l", DEFAULTS, _search, fixed=(LINEAR,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+    Family("bio2_memetic_l", DEFAULTS, _search, fixed=(LINEAR,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
            description="BioIK 2, linear memetics"),
-    Family("bio2_lm", LM_DEFAULTS, _search, fixed=(LM,), single_pose=bio2_pose_query, single_pose_extra=(NORMALS,),
+    Family("bio2_lm", LM_DEFAULTS, _search, fixed=(LM,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
            description="BioIK 2 evolution with LM memetics on exact Jacobians"),
 )

@@ -1,0 +1,166 @@
+"""`solve_batch`: the same answers as N single solves (bit-identical with an iteration
+budget) whatever the thread count, on the compiled one-pose path and on the fallback
+(several goals, a callback, a scene); arrays of the right shapes; bad input refused."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik import (BatchResult, CenterJointsGoal, CollisionAvoidanceGoal, GoalBatch, OrientationGoal, PoseGoal,
+                   PositionGoal)
+from bioik.solvers.core.params import ParameterError
+
+ROBOT = bioik.load_robot("ur5")
+TIP = ROBOT.tips[0]
+N = 24
+RNG = np.random.default_rng(19)
+POSES = ROBOT.fk(ROBOT.random_configuration(RNG, N), links=[TIP])[:, 0]
+SEEDS = ROBOT.random_configuration(RNG, N)
+#: Deterministic runs: an iteration budget and a timeout no query reaches.
+EXACT = dict(timeout=3600.0, max_iterations=150, random_seed=41)
+
+
+def singles(goal_lists, seeds, solver="lm", **kw) -> list[bioik.Result]:
+    """The N single solves a batch must reproduce: query i with random seed s + i."""
+    s = kw.pop("random_seed")
+    return [bioik.solve(ROBOT, g, seed=None if seeds is None else seeds[i], solver=solver, random_seed=s + i, **kw)
+            for i, g in enumerate(goal_lists)]
+
+
+def assert_same(batch: BatchResult, results: list[bioik.Result]) -> None:
+    """Bit-identical, field by field."""
+    assert len(batch) == len(results)
+    for i, r in enumerate(results):
+        assert batch.q[i].tobytes() == r.q.tobytes(), i
+        assert (batch.success[i], batch.cost[i], batch.iterations[i], batch.restarts[i]) == (
+            r.success, r.cost, r.iterations, r.restarts), i
+        assert batch.goal_errors[i].tobytes() == r.goal_errors.tobytes(), i
+        assert (batch.seed_clipped[i], batch.callback_calls[i]) == (r.seed_clipped, r.callback_calls), i
+    assert batch.solver == results[0].solver
+
+
+@pytest.mark.parametrize("solver", ["lm", "bio2_lm"])
+@pytest.mark.parametrize("seeded", [True, False], ids=["seeds", "random-starts"])
+def test_one_pose_batch_equals_single_solves_at_any_thread_count(solver, seeded):
+    seeds = SEEDS if seeded else None
+    expected = singles([[PoseGoal(TIP, T)] for T in POSES], seeds, solver, **EXACT)
+    batch = GoalBatch([PoseGoal(TIP, POSES[0])], POSES)
+    for threads in (1, 2, 3):
+        assert_same(bioik.solve_batch(ROBOT, batch, seeds, solver=solver, threads=threads, **EXACT), expected)
+    assert sum(r.success for r in expected) > N // 2  # not vacuous
+
+
+def test_list_of_goal_lists_equals_goal_batch_and_singles():
+    goals = [[PoseGoal(TIP, T, weight=0.5, position_tolerance=1e-4)] for T in POSES]
+    expected = singles(goals, SEEDS, **EXACT)
+    assert_same(bioik.solve_batch(ROBOT, goals, SEEDS, threads=2, **EXACT), expected)
+    template = [PoseGoal(TIP, POSES[0], weight=0.5, position_tolerance=1e-4)]
+    assert_same(bioik.solve_batch(ROBOT, GoalBatch(template, POSES), SEEDS, threads=2, **EXACT), expected)
+
+
+def test_position_and_orientation_targets():
+    points = POSES[:, :3, 3]
+    expected = singles([[PositionGoal(TIP, p)] for p in points], SEEDS, **EXACT)
+    assert_same(bioik.solve_batch(ROBOT, GoalBatch([PositionGoal(TIP, points[0])], points), SEEDS, **EXACT), expected)
+    rotations = POSES[:, :3, :3]
+    expected = singles([[OrientationGoal(TIP, R)] for R in rotations], SEEDS, **EXACT)
+    assert_same(bioik.solve_batch(ROBOT, GoalBatch([OrientationGoal(TIP, rotations[0])], rotations), SEEDS, **EXACT),
+                expected)
+
+
+def test_solver_method_and_shapes():
+    solver = bioik.Solver(ROBOT, "lm", timeout=0.01)
+    res = solver.solve_batch(GoalBatch([PoseGoal(TIP, POSES[0])], POSES), SEEDS[0], threads=2)
+    assert res.q.shape == (N, ROBOT.dof) and res.goal_errors.shape == (N, 1, 2)
+    for a in (res.success, res.seed_clipped):
+        assert a.shape == (N,) and a.dtype == bool
+    for a in (res.cost, res.time, res.iterations, res.restarts, res.callback_calls):
+        assert a.shape == (N,)
+    assert np.all(res.time > 0) and res.success.all()
+    assert np.all((res.q >= ROBOT.lower) & (res.q <= ROBOT.upper))
+    errors = [np.linalg.norm(ROBOT.link_pose(q, TIP)[:3, 3] - T[:3, 3]) for q, T in zip(res.q, POSES)]
+    assert max(errors) <= 1e-5
+
+
+def test_several_goals_per_query():
+    """Two varied goals and a fixed secondary one: the general search, on threads."""
+    points = POSES[:, :3, 3]
+    elbow = ROBOT.fk(ROBOT.random_configuration(RNG, N), links=["forearm_link"])[:, 0, :3, 3]
+    template = [PositionGoal(TIP, points[0]), PositionGoal("forearm_link", elbow[0], weight=0.1),
+                CenterJointsGoal(weight=0.01, secondary=True)]
+    batch = GoalBatch(template, {0: points, 1: elbow})
+    expected = singles([batch.query(i) for i in range(N)], SEEDS, **EXACT)
+    for threads in (1, 2):
+        res = bioik.solve_batch(ROBOT, batch, SEEDS, threads=threads, **EXACT)
+        assert res.goal_errors.shape == (N, 3, 2)
+        assert_same(res, expected)
+
+
+def test_callback_batch():
+    """A callback that rejects answers with a positive first joint: the fallback runs `solve`
+    per query (rejection sampling), the same answers on one thread or two."""
+    def negative_base(q):
+        return bool(q[0] < 0.0)
+
+    goals = [[PoseGoal(TIP, T)] for T in POSES[:8]]
+    expected = singles(goals, SEEDS[:8], callback=negative_base, **EXACT)
+    for threads in (1, 2):
+        res = bioik.solve_batch(ROBOT, goals, SEEDS[:8], callback=negative_base, threads=threads, **EXACT)
+        assert_same(res, expected)
+    assert np.all(res.callback_calls >= 1) and np.all(res.q[res.success, 0] < 0.0)
+
+
+def test_scene_batch_is_collision_free_and_equals_single_solves():
+    scene = bioik.Scene()
+    box = np.eye(4)
+    box[:3, 3] = (0.45, 0.2, 0.15)
+    scene.add_box("post", (0.1, 0.1, 0.3), box)
+    checker = bioik.CollisionChecker(ROBOT, scene)
+    targets = [T for T in POSES if T[2, 3] > 0.1][:6]
+    goals = [[PoseGoal(TIP, T)] for T in targets]
+    expected = singles(goals, SEEDS[:6], scene=scene, **EXACT)
+    res = bioik.solve_batch(ROBOT, goals, SEEDS[:6], scene=scene, threads=2, **EXACT)
+    assert_same(res, expected)
+    assert res.success.any()
+    assert all(checker.is_free(q) for q in res.q[res.success])
+    template = [PoseGoal(TIP, targets[0]), CollisionAvoidanceGoal(scene)]
+    res = bioik.solve_batch(ROBOT, GoalBatch(template, np.array(targets)), SEEDS[:6], threads=2, **EXACT)
+    assert all(checker.is_free(q) for q in res.q[res.success])
+
+
+def test_timeout_is_per_query():
+    res = bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, POSES[0])], POSES), timeout=0.002, threads=1)
+    assert res.time.max() < 0.05  # each query has its own 2 ms (plus what the machine steals)
+
+
+BATCH = GoalBatch([PoseGoal(TIP, POSES[0])], POSES)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: bioik.solve_batch(ROBOT, BATCH, SEEDS[:5]), ValueError, r"seeds must have shape \(24, 6\)"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, SEEDS[:, :3]), ValueError, "seeds must have shape"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, np.where(np.arange(N)[:, None] == 7, np.nan, SEEDS)), ValueError,
+     r"seeds\[7\] contains NaN"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, timeout=0.0), ParameterError, "timeout"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, timeout=-1.0), ParameterError, "timeout"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, threads=0), ValueError, "threads must be an int >= 1"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, threads=True), ValueError, "threads must be an int >= 1"),
+    (lambda: bioik.solve_batch(ROBOT, BATCH, max_iterations=0), ParameterError, "max_iterations"),
+    (lambda: bioik.solve_batch(ROBOT, [], SEEDS), ValueError, "no queries"),
+    (lambda: bioik.solve_batch(ROBOT, PoseGoal(TIP, POSES[0])), TypeError, "GoalBatch or a list of goal lists"),
+    (lambda: bioik.solve_batch(ROBOT, [[PoseGoal(TIP, POSES[0])], []]), ValueError, "one goal structure"),
+    (lambda: bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, POSES[0])], POSES[:, :3])), ValueError,
+     r"N 4×4 poses .* got shape \(24, 3, 4\)"),
+    (lambda: bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, POSES[0])], np.where(np.arange(N)[:, None, None] == 3,
+                                                                                   np.nan, POSES))),
+     ValueError, r"targets\[3\]: pose contains NaN"),
+    (lambda: bioik.solve_batch(ROBOT, GoalBatch([PositionGoal(TIP, POSES[0, :3, 3])], [[0, 0, np.inf]])), ValueError,
+     r"targets\[0\]: PositionGoal: position contains NaN or inf"),
+    (lambda: GoalBatch([PoseGoal(TIP, POSES[0]), PositionGoal(TIP, (0, 0, 0))], {0: POSES, 1: POSES[:3, :3, 3]}),
+     ValueError, "differ in number"),
+    (lambda: GoalBatch([PoseGoal(TIP, POSES[0])], {1: POSES}), ValueError, "not the index of a goal"),
+    (lambda: GoalBatch([CenterJointsGoal()], POSES), TypeError, "has no target to vary"),
+])
+def test_bad_input_is_refused_clearly(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
