@@ -63,13 +63,22 @@ def _restrict(spheres: SphereModel, links: Sequence[str]) -> SphereModel:
 
 
 class Decoupler:
-    """Decoupled solving of `robot` split at `split_link`, for targets of `tip` among the
-    obstacles of `scene`, through `opening` = (point, axis into the object[, diameter]) in
-    the base frame (a `bioik.scenes.Opening` will do). Prepared once (the inverted distal model, its scene, the exact checker); then
-    `solve(T)` per target. Safe to share between threads: each thread poses its own copy of the distal scene.
+    """Decoupled solving of a robot split at `split_link`, for targets of `tip` among
+    obstacles, through an opening.
 
-    spheres: the robot's sphere cover for the collision goals (default: `sphere_model`);
-    solver: the solver of both parts (default lm).
+    Prepared once (the inverted distal model, its scene, the exact checker); then `solve(T)`
+    per target. Safe to share between threads: each thread poses its own copy of the
+    distal scene.
+
+    Args:
+        robot: the robot.
+        tip: the tool's tip link, whose pose is the target.
+        split_link: the first link of the tool (the distal part).
+        scene: the obstacles.
+        opening: (point, axis into the object[, diameter]) in the base frame (a
+            `bioik.scenes.Opening` will do).
+        spheres: the robot's sphere cover for the collision goals (default: `sphere_model`).
+        solver: the solver of both parts.
     """
 
     def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...], *,
@@ -127,10 +136,23 @@ class Decoupler:
     def solve(self, T: np.ndarray, *, timeout: float = 0.1, random_seed: int | None = None, max_attempts: int | None = None,
               position_tolerance: float = 1e-5, rotation_tolerance: float = 1e-5,
               callback: Callable[[np.ndarray], bool] | None = None) -> Result:
-        """Decoupled solve for the tip pose T (4×4, base frame); see the module for the steps.
-        A Result like `bioik.solve`'s: goal_errors (1, 2) = the tip's (position, angle) error;
-        callback_calls counts the merged configurations offered to the acceptance test (tip
-        pose, exact collision check, then the callback), restarts the attempts after the first."""
+        """Decoupled solve for the tip pose T; see the module for the steps.
+
+        Args:
+            T: the tip's target pose (4×4, base frame).
+            timeout: seconds for the whole solve.
+            random_seed: RNG seed for a reproducible run.
+            max_attempts: the most attempts (None: until the timeout).
+            position_tolerance: the tip's position error (m) that counts as met.
+            rotation_tolerance: the tip's rotation angle (rad) that counts as met.
+            callback: `callback(q) -> bool`, asked last about every merged configuration.
+
+        Returns:
+            A `Result` like `bioik.solve`'s: goal_errors (1, 2) = the tip's (position, angle)
+            error; callback_calls counts the merged configurations offered to the acceptance
+            test (tip pose, exact collision check, then the callback), restarts the attempts
+            after the first.
+        """
         t0 = time.monotonic()
         timeout = check_timeout(timeout)
         T = np.asarray(T, dtype=float)
@@ -197,9 +219,25 @@ class Decoupler:
 def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, ...], scene: Scene,
                     timeout: float = 0.1, random_seed: int | None = None, spheres: SphereModel | None = None,
                     solver: str = "lm", **kwargs: Any) -> Result:
-    """Solve `goals` (one `PoseGoal` of the tool tip) by kinematic decoupling at
-    `split_link` through `opening` = (point, axis into the object[, diameter]) among `scene`'s
-    obstacles (see the module). One call prepares a `Decoupler`; hold one for many targets."""
+    """Solve one tool-tip pose by kinematic decoupling (see the module).
+
+    One call prepares a `Decoupler`; hold one for many targets.
+
+    Args:
+        robot: the robot.
+        goals: one `PoseGoal` of the tool tip.
+        split_link: the first link of the tool.
+        opening: (point, axis into the object[, diameter]) in the base frame.
+        scene: the obstacles.
+        timeout: seconds for the whole solve.
+        random_seed: RNG seed for a reproducible run.
+        spheres: the robot's sphere cover (default: `sphere_model`).
+        solver: the solver of both parts.
+        **kwargs: passed to `Decoupler.solve`.
+
+    Returns:
+        The `Result` of `Decoupler.solve`.
+    """
     poses = [g for g in goals if isinstance(g, PoseGoal)]
     if len(poses) != 1 or len(goals) != 1:
         raise ValueError(f"decoupled_solve takes one PoseGoal (the tool tip's target); got {[type(g).__name__ for g in goals]}")

@@ -107,14 +107,20 @@ class KinematicsConfig:
     """Solver settings, as in a MoveIt kinematics.yaml group entry (`from_file` reads one;
     MoveIt's and BioIK's keys are mapped as `bioik.moveit_config` says).
 
-    solver: a name from `bioik.solvers.names()`; timeout: seconds per search;
-    position_tolerance (m) / rotation_tolerance (rad): success thresholds;
-    max_iterations / random_seed: an iteration budget and RNG seed for reproducible runs
-    (None: no budget / a fresh seed); parameters: the solver's tunable parameters;
-    position_only: the tips' goals are positions (BioIK's `position_only_ik`);
-    rotation_scale: the tips' PoseGoal rotation scale (None: PoseGoal's default);
-    center_joints_weight, minimal_displacement_weight, avoid_joint_limits_weight: > 0
-    adds that secondary goal, with this weight, to every query.
+    Attributes:
+        solver: a name from `bioik.solvers.names()`.
+        timeout: seconds per search.
+        position_tolerance: position error (m) that counts as success.
+        rotation_tolerance: rotation angle (rad) that counts as success.
+        max_iterations: an iteration budget (None: no budget).
+        random_seed: RNG seed for reproducible runs (None: a fresh seed).
+        parameters: the solver's tunable parameters.
+        position_only: the tips' goals are positions (BioIK's `position_only_ik`).
+        rotation_scale: the tips' PoseGoal rotation scale (None: PoseGoal's default).
+        center_joints_weight: > 0 adds a secondary `CenterJointsGoal` with this weight to
+            every query.
+        minimal_displacement_weight: > 0 adds a secondary `MinimalDisplacementGoal`.
+        avoid_joint_limits_weight: > 0 adds a secondary `AvoidJointLimitsGoal`.
     """
 
     solver: str = "lm"
@@ -135,9 +141,17 @@ class KinematicsConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "options", group: str | None = None) -> KinematicsConfig:
-        """A config from a mapping: the field names as keys, or a MoveIt kinematics.yaml
-        entry (MoveIt's and BioIK's keys), or a per-group kinematics.yaml mapping (`group`
-        chooses; None: its only group). Errors name `source` and the key."""
+        """A config from a mapping. Errors name `source` and the key.
+
+        Args:
+            data: the field names as keys, or a MoveIt kinematics.yaml entry (MoveIt's and
+                BioIK's keys), or a per-group kinematics.yaml mapping.
+            source: what `data` came from, for error messages.
+            group: the entry of a per-group mapping (None: its only group).
+
+        Returns:
+            The `KinematicsConfig`.
+        """
         if not isinstance(data, Mapping):
             raise KinematicsConfigError(f"{source}: expected a table of settings; got {type(data).__name__}")
         entry, source = select_group(data, group, set(_KEYS), source)
@@ -151,7 +165,15 @@ class KinematicsConfig:
     @classmethod
     def from_file(cls, path: str | Path, group: str | None = None) -> KinematicsConfig:
         """Load a config from TOML (.toml) or YAML (.yaml/.yml; needs PyYAML), e.g. a MoveIt
-        config package's kinematics.yaml; `group` chooses its entry (see `from_dict`)."""
+        config package's kinematics.yaml.
+
+        Args:
+            path: the file.
+            group: its entry (see `from_dict`).
+
+        Returns:
+            The `KinematicsConfig`.
+        """
         path = Path(path)
         text = path.read_text()
         if path.suffix in (".yaml", ".yml"):
@@ -257,13 +279,20 @@ def search_position_ik(
 ) -> tuple[np.ndarray, IKErrorCode]:
     """Search (with restarts) until every tip meets its pose or the timeout passes.
 
-    poses: {tip_link: 4×4} or one 4×4 per tip in robot.tips order; timeout: seconds
-    (None: options.timeout); solution_callback(q) -> bool may reject a solution, and the
-    search goes on; options: a `KinematicsConfig` or a dict of its fields (or a
-    kinematics.yaml entry). BioIK's query options: `goals` are solved with the tips'
-    poses (or instead of them if `replace`; poses may then be None); `fixed_joints`
-    (variable names of the group) stay at their seed values.
-    Returns (q within limits, IKErrorCode); q is the best configuration found even on failure.
+    Args:
+        robot: the robot.
+        poses: {tip_link: 4×4} or one 4×4 per tip in robot.tips order. May be None with `replace`.
+        seed: the start configuration.
+        timeout: seconds (None: options.timeout).
+        solution_callback: `callback(q) -> bool` may reject a solution, and the search
+            goes on.
+        options: a `KinematicsConfig` or a dict of its fields (or a kinematics.yaml entry).
+        goals: BioIK's query goals, solved with the tips' poses.
+        replace: solve `goals` instead of the tips' poses.
+        fixed_joints: variable names of the group that stay at their seed values.
+
+    Returns:
+        (q within limits, `IKErrorCode`); q is the best configuration found even on failure.
     """
     config = _config(options)
     query = query_goals(robot, poses, config, goals, replace)
@@ -287,10 +316,17 @@ def get_position_ik(
     options: KinematicsConfig | Mapping[str, Any] | None = None,
 ) -> tuple[np.ndarray, IKErrorCode]:
     """Local IK: one `lm` descent of at most LOCAL_ITERATIONS steps from the seed, no
-    restarts, so the answer stays in the seed's branch (NO_IK_SOLUTION if it fails).
+    restarts, so the answer stays in the seed's branch.
 
-    options: tolerances (and `damping` if its solver is lm) are used; solver, timeout and
-    the iteration budget are fixed by this call.
+    Args:
+        robot: the robot.
+        poses: {tip_link: 4×4} or one 4×4 per tip in robot.tips order.
+        seed: the start configuration.
+        options: its tolerances (and `damping` if its solver is lm) are used; solver,
+            timeout and the iteration budget are fixed by this call.
+
+    Returns:
+        (q within limits, `IKErrorCode`): NO_IK_SOLUTION if the descent fails.
     """
     config = _config(options)
     damping = config.parameters.get("damping") if config.solver == "lm" else None

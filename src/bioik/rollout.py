@@ -29,10 +29,14 @@ REPLAY_TIMEOUT = 3600.0
 
 @dataclass(slots=True)
 class Rollout:
-    """qs: (K, dof), row k−1 the answer of the solve given an iteration budget of k (for
-    most solvers row 0 is the seed: the budget's first iteration evaluates it); cost: (K,)
-    each row's total cost;
-    success: whether the last one meets the goals (the solve ended there)."""
+    """The configurations of `rollout`.
+
+    Attributes:
+        qs: (K, dof), row k−1 the answer of the solve given an iteration budget of k (for
+            most solvers row 0 is the seed: the budget's first iteration evaluates it).
+        cost: (K,) each row's total cost.
+        success: whether the last one meets the goals (the solve ended there).
+    """
 
     qs: np.ndarray
     cost: np.ndarray
@@ -49,7 +53,20 @@ def rollout(
     **params: Any,
 ) -> Rollout:
     """The solver's configuration after each iteration, up to `iterations` or until it
-    succeeds or stops by itself (e.g. `gd` stuck in a local optimum)."""
+    succeeds or stops by itself (e.g. `gd` stuck in a local optimum).
+
+    Args:
+        robot: the robot.
+        goals: the goals, as for `bioik.solve`.
+        seed: the start configuration (None: a random start).
+        iterations: K, the most iterations to replay.
+        solver: a solver name (None: the default).
+        random_seed: the RNG seed every replayed solve uses.
+        **params: the solver's parameters.
+
+    Returns:
+        A `Rollout`.
+    """
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
         raise ValueError(f"iterations must be an integer >= 1; got {iterations!r}")
     s = Solver(robot, solver, REPLAY_TIMEOUT, **params)

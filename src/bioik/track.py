@@ -25,9 +25,12 @@ from bioik.solvers.api import check_timeout, solve
 class TrackResult:
     """Outcome of `track`, one row per element of the goal sequence.
 
-    qs: (N, dof) solutions; success: (N,) bool, each step's `Result.success`;
-    errors: per step, that step's `Result.goal_errors`; time: (N,) seconds per step;
-    max_joint_step: largest |q_i − q_{i−1}| over all joints and steps (q_{−1}: the seed).
+    Attributes:
+        qs: (N, dof) solutions.
+        success: (N,) bool, each step's `Result.success`.
+        errors: per step, that step's `Result.goal_errors`.
+        time: (N,) seconds per step.
+        max_joint_step: largest |q_i − q_{i−1}| over all joints and steps (q_{−1}: the seed).
     """
 
     qs: np.ndarray
@@ -63,14 +66,24 @@ def track(
 ) -> TrackResult:
     """Solve each element of `goal_sequence` in turn, seeded with the previous solution.
 
-    Each element is a list of goals or a 4×4 pose (a `PoseGoal` on robot.tips[0]).
-    minimal_displacement: add a secondary `MinimalDisplacementGoal` (reference: the
-    previous solution) so that redundancy is spent on small joint motion.
-    max_step: largest allowed change of any joint (rad or m) between consecutive
-    solutions (the first measured from `seed`); a solution that exceeds it is rejected and
-    the search goes on until `timeout`; if none fits, the step is marked failed and the
-    best solution found is kept. Other keyword arguments go to `bioik.solve` (a
-    `callback` there must also accept a solution).
+    Args:
+        robot: the robot.
+        goal_sequence: each element a list of goals or a 4×4 pose (a `PoseGoal` on
+            robot.tips[0]).
+        seed: the configuration the path starts from.
+        timeout: seconds per element.
+        solver: a solver name (None: the default).
+        max_step: largest allowed change of any joint (rad or m) between consecutive
+            solutions (the first measured from `seed`); a solution that exceeds it is
+            rejected and the search goes on until `timeout`; if none fits, the step is
+            marked failed and the best solution found is kept.
+        minimal_displacement: add a secondary `MinimalDisplacementGoal` (reference: the
+            previous solution) so that redundancy is spent on small joint motion.
+        **solve_kwargs: passed to `bioik.solve` (a `callback` there must also accept a
+            solution).
+
+    Returns:
+        A `TrackResult`.
     """
     if not isinstance(robot, Robot):
         raise TypeError(f"robot must be a bioik.Robot (from bioik.load_robot); got {type(robot).__name__}")

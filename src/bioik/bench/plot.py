@@ -30,7 +30,15 @@ def _file_word(name: str) -> str:
 
 
 def plot(store: ResultStore, out_dir: str | os.PathLike) -> list[Path]:
-    """Write the plots of every experiment group in `store` to `out_dir`; returns the files."""
+    """Write the plots of every experiment group in `store` to `out_dir`.
+
+    Args:
+        store: the results database.
+        out_dir: the folder for the PNG and SVG files.
+
+    Returns:
+        The files written.
+    """
     try:
         import matplotlib
     except ImportError:

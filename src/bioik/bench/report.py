@@ -113,7 +113,14 @@ def group_title(key: GroupKey) -> str:
 
 
 def markdown(store: ResultStore) -> str:
-    """Markdown tables for every experiment in `store`, one table per `group_key`."""
+    """Markdown tables for every experiment in `store`, one table per `group_key`.
+
+    Args:
+        store: the results database.
+
+    Returns:
+        The report's text.
+    """
     groups: dict[GroupKey, list[Summary]] = {}
     for exp in store.experiments():
         groups.setdefault(group_key(exp), []).append(summarize(store, exp))

@@ -186,14 +186,32 @@ def run_experiment(
 ) -> RunSummary:
     """Solve the targets of (robot_name, tip, test, n_targets, seed) missing from the store with `solver`.
 
-    `tip` defaults to the robot's one tip (`targets.benchmark_tip`), or to `targets.tip` when
-    `targets` (already generated) are passed. `solve` is the function timed (default
-    `bioik.solve`). `seed_mode` defaults to the test's (`default_seed_mode`); `seed_config`
-    is the `fixed` mode's start (default: the robot's centre), stored as every target's seed
-    state. `callback`: the check is the solves' solution callback (see the module docstring). The robot's `fingerprint` goes into the experiment: BenchError if `robot_name` is
+    The robot's `fingerprint` goes into the experiment: BenchError if `robot_name` is
     stored with other content. KeyboardInterrupt stops the run after the last whole row
-    (summary.interrupted). The store is checkpointed every CHECKPOINT_INTERVAL_S and when the
-    run ends either way.
+    (summary.interrupted). The store is checkpointed every CHECKPOINT_INTERVAL_S and when
+    the run ends either way.
+
+    Args:
+        store: the results database.
+        robot: the robot.
+        robot_name: its name in the store.
+        test: the test name.
+        solver: the solver name.
+        n_targets: how many targets.
+        timeout: seconds per solve.
+        seed: the targets' RNG seed.
+        params: the solver's parameters.
+        solve: the function timed (default `bioik.solve`).
+        targets: targets already generated (None: generate them).
+        seed_mode: the seed mode (None: the test's, `default_seed_mode`).
+        seed_config: the `fixed` mode's start (default: the robot's centre), stored as
+            every target's seed state.
+        tip: the link posed (default: the robot's one tip, `targets.benchmark_tip`, or
+            `targets.tip` when `targets` are passed).
+        callback: the check is the solves' solution callback (see the module docstring).
+
+    Returns:
+        A `RunSummary`: the experiment id, targets solved now, interrupted or not.
     """
     params = dict(params or {})
     if targets is not None:

@@ -206,8 +206,13 @@ def _damage_is_bench_error(method: Callable[..., T]) -> Callable[..., T]:
 
 
 class ResultStore:
-    """A bioik results DB. `create=True` makes a new file if `path` does not exist; an existing
-    file must be an undamaged bioik results DB (else BenchError, and the file is left untouched)."""
+    """A bioik results DB.
+
+    Args:
+        path: the .db file.
+        create: make a new file if `path` does not exist; an existing file must be an
+            undamaged bioik results DB (else BenchError, and the file is left untouched).
+    """
 
     def __init__(self, path: str | os.PathLike, create: bool = False):
         self.path = Path(path)
@@ -426,7 +431,11 @@ class ResultStore:
 
     @_damage_is_bench_error
     def experiments(self) -> list[Experiment]:
-        """Every experiment, in creation order (older files: see the module docstring)."""
+        """Every experiment, in creation order (older files: see the module docstring).
+
+        Returns:
+            A list of `Experiment`.
+        """
         added = ", ".join(self._column(c) for c in ADDED_COLUMNS)
         rows = self.conn.execute(
             f"SELECT id, robot, test, solver, params, timeout, n_targets, seed, created, environment, {added}"
@@ -437,7 +446,14 @@ class ResultStore:
 
     @_damage_is_bench_error
     def results(self, experiment: int) -> list[ResultRow]:
-        """The stored results of `experiment`, by target index."""
+        """The stored results of `experiment`, by target index.
+
+        Args:
+            experiment: an experiment id.
+
+        Returns:
+            A list of `ResultRow`.
+        """
         rows = self.conn.execute(
             "SELECT target_index, solved, time_s, callback_calls, iterations, restarts, position_error, rotation_error, solution"
             " FROM results WHERE experiment=? ORDER BY target_index", (experiment,),
@@ -446,7 +462,14 @@ class ResultStore:
 
     @_damage_is_bench_error
     def targets(self, experiment: int) -> Targets:
-        """The stored targets of `experiment` (what every resumed run solves)."""
+        """The stored targets of `experiment` (what every resumed run solves).
+
+        Args:
+            experiment: an experiment id.
+
+        Returns:
+            The `Targets`.
+        """
         rows = self.conn.execute(
             "SELECT tip, pose, seed_state, witness FROM targets WHERE experiment=? ORDER BY target_index", (experiment,)
         ).fetchall()

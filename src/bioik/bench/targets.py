@@ -70,8 +70,14 @@ TEST_TOLERANCES = {"scale": (1e-3, 1e-2)}
 
 @dataclass(frozen=True)
 class Targets:
-    """n pose targets for `tip`: poses (n, 4, 4) in the base frame, seed states (n, dof),
-    witnesses (n, dof) — a configuration that reaches each pose exactly, or None when unknown."""
+    """n pose targets for a tip.
+
+    Attributes:
+        tip: the link the targets are for.
+        poses: (n, 4, 4) poses in the base frame.
+        seeds: (n, dof) seed states.
+        witnesses: (n, dof) configurations that reach each pose exactly, or None when unknown.
+    """
 
     tip: str
     poses: np.ndarray
@@ -281,8 +287,18 @@ def _scene_targets(robot: Robot, tip: str, rng: np.random.Generator, n: int, nam
 
 
 def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None) -> Targets:
-    """The `n` targets of `test` for `tip` of `robot` (default: its one tip, see
-    `benchmark_tip`), drawn from `numpy.random.default_rng(seed)`."""
+    """The `n` targets of `test`, drawn from `numpy.random.default_rng(seed)`.
+
+    Args:
+        robot: the robot.
+        test: a test name (`TESTS`, or a scene test).
+        n: how many targets.
+        seed: the RNG seed.
+        tip: the link to pose (default: the robot's one tip, see `benchmark_tip`).
+
+    Returns:
+        The `Targets`.
+    """
     check_test(test)
     if n < 1:
         raise ValueError(f"the number of targets must be ≥ 1; got {n}")

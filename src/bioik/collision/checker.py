@@ -46,9 +46,16 @@ MESH_CONTACTS = 8
 
 @dataclass(frozen=True)
 class Contact:
-    """A close or colliding pair: `a` is a link, `b` a link (kind "self") or an obstacle
-    name (kind "scene"); distance is signed (negative: penetration depth); points are
-    witness points on a and b in the robot base frame."""
+    """A close or colliding pair.
+
+    Attributes:
+        a: a link.
+        b: a link (kind "self") or an obstacle name (kind "scene").
+        kind: "self" or "scene".
+        distance: signed (negative: penetration depth), metres.
+        point_a: witness point on a, robot base frame.
+        point_b: witness point on b, robot base frame.
+    """
 
     a: str
     b: str
@@ -240,11 +247,13 @@ class _Obstacles:
 class CollisionChecker:
     """Exact self- and scene-collision checks of a robot's configurations (see the module).
 
-    robot: a `Robot` (q is its active group; other joints stay frozen); scene: None or a
-    scene (duck-typed, see the module); margin: pairs closer than this (m) count as
-    colliding; acm: the allowed-collision matrix (default `allowed_collisions(robot)`);
-    allowed: (link, obstacle name) pairs never checked, beside the scene's own
-    (`Scene.allow_contact`).
+    Args:
+        robot: a `Robot` (q is its active group; other joints stay frozen).
+        scene: None or a scene (duck-typed, see the module).
+        margin: pairs closer than this (m) count as colliding.
+        acm: the allowed-collision matrix (default `allowed_collisions(robot)`).
+        allowed: (link, obstacle name) pairs never checked, beside the scene's own
+            (`Scene.allow_contact`).
     """
 
     def __init__(self, robot: Robot, scene: Any = None, margin: float = 0.0, acm: AllowedCollisions | None = None,
@@ -320,7 +329,14 @@ class CollisionChecker:
 
     # -- queries -------------------------------------------------------------------
     def is_free(self, q: Any) -> bool:
-        """True if no checked pair is closer than `margin` at q."""
+        """True if no checked pair is closer than `margin` at q.
+
+        Args:
+            q: a configuration of the robot's active group.
+
+        Returns:
+            Whether q is collision-free.
+        """
         st = self._prepare(q, self.margin)
         obs, req, res = st.obstacles, st.request, st.result
         E = self._elements
@@ -352,11 +368,27 @@ class CollisionChecker:
         return _centre_inside(st.obstacles.poses[o], st.poses[0, self._el_link[g]], self._el_centre[g], V, F, lo, hi)
 
     def contacts(self, q: Any, n: int = 10) -> list[Contact]:
-        """The (at most n) pairs in collision at q (closer than `margin`), deepest first."""
+        """The (at most n) pairs in collision at q (closer than `margin`), deepest first.
+
+        Args:
+            q: a configuration of the robot's active group.
+            n: the most pairs to return.
+
+        Returns:
+            A list of `Contact`.
+        """
         return [c for c in self._pairs_near(q, self.margin) if c.distance < self.margin][:n]
 
     def closest(self, q: Any, k: int = 1) -> list[Contact]:
-        """The k closest checked pairs (link–link or link–obstacle) at q, nearest first."""
+        """The k closest checked pairs (link–link or link–obstacle) at q, nearest first.
+
+        Args:
+            q: a configuration of the robot's active group.
+            k: how many pairs.
+
+        Returns:
+            A list of `Contact`.
+        """
         return self._pairs_near(q, np.inf)[:k]
 
     def _pairs_near(self, q: Any, cutoff: float) -> list[Contact]:

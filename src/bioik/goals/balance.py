@@ -80,6 +80,13 @@ class BalanceGoal(Goal):
     link frame); residual r = (I − ĝĝᵀ)(c − target) with ĝ = gravity/‖gravity‖: the
     offset between c and the target projected onto the plane orthogonal to gravity, cost
     ‖r‖²·w². The goal reads every massive link of the robot (`links_for`).
+
+    Args:
+        target: the point the centre of mass stays above (3,), base frame.
+        gravity: the direction of gravity (3,), base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     target: np.ndarray = (0.0, 0.0, 0.0)

@@ -70,13 +70,20 @@ def clearance_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
 class ClearanceGoal(Goal):
     """Keep every robot sphere clear of the scene's obstacles, the more the better.
 
-    scene: the obstacles; epsilon: the surface distance (m) that costs 1 per sphere, the
-    cost being (2ε/(ε + d))² [E 8.2]; margin: subtracted from every distance (a sphere
-    `margin` away counts as touching); spheres: the robot's sphere cover (default
-    `sphere_model(robot)`). Links the scene lets touch an obstacle (`Scene.allow_contact`)
+    A sphere d from the obstacles' surfaces costs (2ε/(ε + d))² [E 8.2]; one `margin`
+    away counts as touching. Links the scene lets touch an obstacle (`Scene.allow_contact`)
     are not charged for it. Secondary by default: the cost never reaches 0, so as a
     primary goal it is met only when √Σ cost ≤ tolerance. Obstacles move between solves
     with `scene.move`; adding or removing one prepares a new problem.
+
+    Args:
+        scene: the obstacles.
+        epsilon: ε, the surface distance (m) that costs 1 per sphere.
+        margin: m, subtracted from every distance.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default True).
+        spheres: the robot's sphere cover (None: `sphere_model(robot)`).
+        tolerance: met, as a primary goal, when ‖r‖ ≤ tolerance.
     """
 
     scene: Scene

@@ -137,14 +137,21 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
 class CollisionAvoidanceGoal(Goal):
     """Keep the robot out of the scene's obstacles and out of itself.
 
-    scene: the obstacles (None: self-collision only); margin: the clearance (m) every
-    sphere must keep; epsilon: the penetration depth (m) that costs 1, (pen/ε)² [E 8.3];
-    self_collision: check link pairs the allowed-collision matrix leaves checked;
-    allowed: (link, obstacle name) pairs never checked (a robot standing on its table),
-    beside the scene's own (`Scene.allow_contact`);
-    spheres: the robot's sphere cover (default `sphere_model(robot)`). Met when no sphere
-    is deeper than tolerance·ε. Obstacles move between solves with `scene.move` (the
+    A penetration of depth pen costs (pen/ε)² [E 8.3]; `allowed` pairs serve a robot
+    standing on its table (beside the scene's own, `Scene.allow_contact`). Met when no
+    sphere is deeper than tolerance·ε. Obstacles move between solves with `scene.move` (the
     next solve reads their poses); adding or removing one prepares a new problem.
+
+    Args:
+        scene: the obstacles (None: self-collision only).
+        margin: the clearance (m) every sphere must keep.
+        epsilon: ε, the penetration depth (m) that costs 1.
+        self_collision: also check the link pairs the allowed-collision matrix leaves checked.
+        allowed: (link, obstacle name) pairs never checked, beside the scene's own.
+        spheres: the robot's sphere cover (None: `sphere_model(robot)`).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance (no sphere deeper than tolerance·ε).
     """
 
     scene: Scene | None = None

@@ -44,6 +44,17 @@ class ConeGoal(Goal):
     `position` and pw = `position_weight` (the position term is left out when `position`
     is None, and is zero while pw = 0). `angle` is in radians, in [0, π]: a cone angle silently taken in degrees was a known
     BioIK fault, so a value above π is an error here.
+
+    Args:
+        link: the link whose axis is constrained.
+        direction: the cone's axis (3,), base frame.
+        angle: the cone's half-angle (rad, in [0, π]).
+        axis: the link axis (3,), link frame.
+        position: p*, where to place the link's origin (3,), or None for no position term.
+        position_weight: pw, the position term's weight.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     link: str

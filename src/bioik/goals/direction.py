@@ -28,6 +28,14 @@ class DirectionGoal(Goal):
     Residual r = R·axis − direction, cost ‖r‖²·w² (the BioIK source's formula; a vector
     distance, so rotation about the axis is free [E 8.8]). Both vectors are normalised on
     construction. EBIKE calls this goal `AlignmentGoal`.
+
+    Args:
+        link: the link whose axis is aligned.
+        direction: the goal direction (3,), base frame.
+        axis: the link axis (3,), link frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     link: str

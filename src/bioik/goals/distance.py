@@ -41,7 +41,16 @@ def max_distance_residual(p, f, r, A, B):
 @dataclass
 class MinDistanceGoal(Goal):
     """Keep the origin p of `link` at least `distance` (m) from `target` (base frame):
-    residual r = max(0, distance − ‖p − target‖), cost ‖r‖²·w² (the BioIK source's formula)."""
+    residual r = max(0, distance − ‖p − target‖), cost ‖r‖²·w² (the BioIK source's formula).
+
+    Args:
+        link: the link whose origin keeps away.
+        target: the sphere's centre (3,), base frame.
+        distance: the least distance (m).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     link: str
     target: np.ndarray
@@ -72,7 +81,16 @@ class MinDistanceGoal(Goal):
 @dataclass
 class MaxDistanceGoal(Goal):
     """Keep the origin p of `link` within `distance` (m) of `target` (base frame):
-    residual r = max(0, ‖p − target‖ − distance), cost ‖r‖²·w² (the BioIK source's formula)."""
+    residual r = max(0, ‖p − target‖ − distance), cost ‖r‖²·w² (the BioIK source's formula).
+
+    Args:
+        link: the link whose origin stays near.
+        target: the sphere's centre (3,), base frame.
+        distance: the largest distance (m).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     link: str
     target: np.ndarray

@@ -25,6 +25,13 @@ class LinkFunctionGoal(Goal):
     """A user cost of the pose of `link`: cost = function(T)·w², with T the link's 4×4 pose
     in the base frame and function(T) a finite number ≥ 0. Met when √function(T) ≤
     tolerance. Evaluated in Python.
+
+    Args:
+        link: the link whose pose the function reads.
+        function: T ↦ a finite cost ≥ 0, T the link's 4×4 pose in the base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when √function(T) ≤ tolerance.
     """
 
     link: str
@@ -62,6 +69,12 @@ class JointFunctionGoal(Goal):
     active variables should have; cost = Σ(function(q)_i − q_i)²·w² (the BioIK source's
     formula). The function gets a copy of q. Met when √cost ≤ tolerance. Evaluated in
     Python.
+
+    Args:
+        function: q ↦ the values the active variables should have.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when √cost ≤ tolerance.
     """
 
     function: Callable[[np.ndarray], np.ndarray]

@@ -68,7 +68,15 @@ def minimal_displacement_residual(p, q, vdata, r, Jq):
 
 @dataclass
 class JointVariableGoal(Goal):
-    """Drive one joint variable to `value`: c = (q_j − value)²."""
+    """Drive one joint variable to `value`: c = (q_j − value)².
+
+    Args:
+        variable: the joint variable's name.
+        value: its goal value.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     variable: str
     value: float
@@ -96,7 +104,13 @@ class JointVariableGoal(Goal):
 
 @dataclass
 class CenterJointsGoal(Goal):
-    """Keep joints near the middle of their ranges: c = Σ (q_i − mid_i)² [eq. 3.9]."""
+    """Keep joints near the middle of their ranges: c = Σ (q_i − mid_i)² [eq. 3.9].
+
+    Args:
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default True).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     weight: float = 1.0
     secondary: bool = True
@@ -110,7 +124,13 @@ class CenterJointsGoal(Goal):
 @dataclass
 class AvoidJointLimitsGoal(Goal):
     """Keep joints in the centre half of their ranges [eq. 3.10]:
-    c = Σ max(0, |q_i − mid_i|·2 − half_range_i)²."""
+    c = Σ max(0, |q_i − mid_i|·2 − half_range_i)².
+
+    Args:
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default True).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     weight: float = 1.0
     secondary: bool = True
@@ -123,7 +143,13 @@ class AvoidJointLimitsGoal(Goal):
 
 @dataclass
 class MinimalDisplacementGoal(Goal):
-    """Stay near the seed, each joint weighted by its normalised 1/vmax [eq. 3.8]."""
+    """Stay near the seed, each joint weighted by its normalised 1/vmax [eq. 3.8].
+
+    Args:
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default True).
+        tolerance: met when ‖r‖ ≤ tolerance.
+    """
 
     weight: float = 1.0
     secondary: bool = True

@@ -32,6 +32,14 @@ class LineGoal(Goal):
 
     Residual r = f − d·(d·(f − p)) − p [R eq. 3.7] with d the unit direction (normalised on
     construction): the offset of f from the line, cost ‖r‖²·w².
+
+    Args:
+        link: the link whose origin stays on the line.
+        point: a point of the line (3,), base frame.
+        direction: the line's direction (3,).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     link: str

@@ -39,6 +39,14 @@ class LookAtGoal(Goal):
     formula), where p, R are the link's position and rotation. `axis` is normalised on
     construction; with the link origin at the target the direction to it is undefined and
     counts as zero.
+
+    Args:
+        link: the link whose axis points.
+        target: the point to look at (3,), base frame.
+        axis: the pointing axis (3,), link frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     link: str

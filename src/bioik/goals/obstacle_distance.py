@@ -63,9 +63,18 @@ class ObstacleDistanceGoal(Goal):
     Residual r = √Σ max(0, distance + ρ − d(c))² over the link's spheres (centre c,
     radius ρ; see the module docstring), cost ‖r‖²·w². An obstacle is singled out by
     masking out every other one, and a mask holds the first 52 obstacles only: naming one
-    needs a scene of at most 52. spheres: the robot's sphere cover (default
-    `sphere_model(robot)`). Obstacles move between solves with `scene.move`; adding or
+    needs a scene of at most 52. Obstacles move between solves with `scene.move`; adding or
     removing one prepares a new problem.
+
+    Args:
+        link: the link that keeps away.
+        scene: the obstacles.
+        obstacle: the obstacle's name (None: every obstacle).
+        distance: δ, the least distance (m).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance (m).
+        spheres: the robot's sphere cover (None: `sphere_model(robot)`).
     """
 
     link: str

@@ -163,7 +163,15 @@ def _reassigned(goal: PositionGoal | OrientationGoal, target) -> bool:
 
 @dataclass
 class PositionGoal(Goal):
-    """Bring the origin of `link` to `position` (base frame): c = ‖p_E − p_G‖²."""
+    """Bring the origin of `link` to `position` (base frame): c = ‖p_E − p_G‖².
+
+    Args:
+        link: the link whose origin is placed.
+        position: the goal position (3,), base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: position error (m) that counts as met (None: the solve's `position_tolerance`).
+    """
 
     link: str
     position: np.ndarray
@@ -199,7 +207,17 @@ class PositionGoal(Goal):
 
 @dataclass
 class OrientationGoal(Goal):
-    """Match the orientation of `link` (3×3 matrix or quaternion w, x, y, z)."""
+    """Match the orientation of `link` (3×3 matrix or quaternion w, x, y, z).
+
+    Args:
+        link: the link to orient.
+        rotation: the goal orientation, a 3×3 rotation matrix or a unit quaternion (w, x, y, z),
+            base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: rotation angle (rad) that counts as met (None: the solve's
+            `rotation_tolerance`).
+    """
 
     link: str
     rotation: np.ndarray
@@ -237,7 +255,17 @@ class OrientationGoal(Goal):
 @dataclass
 class PoseGoal(Goal):
     """Match position and orientation of `link` to a 4×4 `pose`:
-    c = ‖p_E − p_G‖² + min(‖q_G − q_E‖², ‖q_G + q_E‖²)·s_r² [R eq. 3.6]."""
+    c = ‖p_E − p_G‖² + min(‖q_G − q_E‖², ‖q_G + q_E‖²)·s_r² [R eq. 3.6].
+
+    Args:
+        link: the link to place.
+        pose: the goal pose, a 4×4 rigid transform in the base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        rotation_scale: s_r, the rotation term's weight relative to the position term.
+        secondary: steer the search without deciding success (default False).
+        position_tolerance: position error (m) that counts as met (None: the solve's).
+        rotation_tolerance: rotation angle (rad) that counts as met (None: the solve's).
+    """
 
     link: str
     pose: np.ndarray

@@ -125,6 +125,14 @@ class RCMGoal(Goal):
     so that is clamped here. One pair gives EBIKE's single-link variant. A single link
     name instead gives the tool-axis RCM of [E 2.12]: the line along that link's z axis
     through its origin, unclamped (p_rcm = p + ((t − p)·ẑ)ẑ).
+
+    Args:
+        links: link names whose consecutive origins bound the segments, or one link name (its z
+            axis).
+        trocar: the remote centre t (3,), base frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     # field(): no default (Goal.links is a class attribute)

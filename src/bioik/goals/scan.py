@@ -138,6 +138,18 @@ class ScanGoal(Goal):
     are inside their walls: max(|x_d|, x_f, x_n) ≤ 1, which is the goal's error
     (`Result.goal_errors[g, 0]`) and its fixed `tolerance` = 1; solvers stop at their usual
     margin (`tolerance_scale`) of it. `normal` and `axis` are normalised on construction.
+
+    Args:
+        link: the camera link (camera at its origin).
+        target: t, the surface point to inspect (3,), base frame.
+        normal: the surface normal at t (3,).
+        standoff: the camera's working distance (m).
+        distance_band: the distance's half-width of tolerance (m).
+        fov_angle: the largest angle (rad) between the view axis and the target.
+        normal_angle: the largest angle (rad) between the view axis and −normal.
+        axis: the camera's view axis (3,), link frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
     """
 
     link: str

@@ -32,6 +32,14 @@ class SideGoal(Goal):
     """Keep the link axis `axis` (link frame) of `link` and `direction` (base frame)
     pointing away from each other: residual r = max(0, (R·axis)·direction), cost ‖r‖²·w²
     (the BioIK source's formula). Both vectors are normalised on construction.
+
+    Args:
+        link: the link whose axis is constrained.
+        direction: the direction to point away from (3,), base frame.
+        axis: the link axis (3,), link frame.
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance.
     """
 
     link: str

@@ -82,8 +82,16 @@ class TouchGoal(Goal):
     surface onto the plane and its touching point onto `point`: residual r = c − ρn − p
     in the frame (n, t₁, t₂), cost ‖r‖²·w² (see the module docstring; the sphere chosen
     switches discretely as the link turns). `normal` is normalised on construction (a
-    zero normal is an error); spheres: the robot's sphere cover (default
-    `sphere_model(robot)`).
+    zero normal is an error).
+
+    Args:
+        link: the link that touches.
+        point: p, the point to touch (3,), base frame.
+        normal: n, the surface's outward normal (3,).
+        weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
+        secondary: steer the search without deciding success (default False).
+        tolerance: met when ‖r‖ ≤ tolerance (m).
+        spheres: the robot's sphere cover (None: `sphere_model(robot)`).
     """
 
     link: str

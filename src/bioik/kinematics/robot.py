@@ -29,7 +29,22 @@ UNBOUNDED_SAMPLE = {REVOLUTE: np.pi, PRISMATIC: 1.0}
 
 
 class Robot:
-    """A robot with an active group: names, limits, FK, Jacobians and sampling."""
+    """A robot with an active group: names, limits, FK, Jacobians and sampling.
+
+    Made by `bioik.load_robot`, which most code should call instead.
+
+    Args:
+        model: the parsed robot model (links, joints, variables).
+        group: the active joints: a group name, a list of joint names or `[(base, tip), …]`
+            chains (None: `default_group`, else every joint).
+        groups: named groups, as in the bundled robots' catalogue.
+        default_group: the group used when `group` is None.
+        frozen: values of the joints outside the group, by variable name or as a full
+            vector (default: 0 clipped into the limits).
+        source: where the model came from (a name or path), for messages.
+        srdf: the SRDF loaded with the robot; its disabled collision pairs join the
+            allowed-collision matrix.
+    """
 
     def __init__(
         self,
@@ -107,17 +122,38 @@ class Robot:
         return h.hexdigest()
 
     def program_for(self, links: Sequence[str]) -> KinematicProgram:
-        """A compact FK program for just `links` (what solvers evaluate)."""
+        """A compact FK program for just `links` (what solvers evaluate).
+
+        Args:
+            links: the link names the program must compute.
+
+        Returns:
+            The `KinematicProgram` over those links and the joints that move them.
+        """
         idx = [self.model.link_index(l) for l in links]
         return build_program(self.model, list(self.group.variables), self.frozen, idx)
 
     def with_group(self, group: GroupSpec) -> Robot:
-        """The same robot with another active group (frozen values kept)."""
+        """The same robot with another active group (frozen values kept).
+
+        Args:
+            group: a group name, a list of joint names or `[(base, tip), …]` chains.
+
+        Returns:
+            A new `Robot`.
+        """
         return Robot(self.model, group, groups=self.groups, default_group=self.default_group, frozen=self.frozen, source=self.source,
                      srdf=self.srdf)
 
     def with_frozen(self, values: Mapping[str, float]) -> Robot:
-        """The same group with other values for the joints outside it."""
+        """The same group with other values for the joints outside it.
+
+        Args:
+            values: variable name → value, for variables outside the group.
+
+        Returns:
+            A new `Robot`.
+        """
         if not isinstance(values, Mapping):
             raise TypeError(f"with_frozen takes a dict of joint values by variable name; got {type(values).__name__} {values!r}")
         frozen = _frozen(self.model, self.frozen, values)
@@ -130,26 +166,65 @@ class Robot:
         return {"joints": list(dict.fromkeys(self.model.variables[v].joint for v in self.group.variables)), "tips": self.tips}
 
     def link_index(self, link: str) -> int:
-        """Position of `link` in `link_names` (error lists the closest names)."""
+        """Position of `link` in `link_names` (error lists the closest names).
+
+        Args:
+            link: a link name.
+
+        Returns:
+            Its index.
+        """
         i = self._link_pos.get(link) if isinstance(link, str) else None  # not a name (a list …): the model names it
         return self.model.link_index(link) if i is None else i
 
     # -- configurations ------------------------------------------------------------
     def check(self, q: Any, what: str = "configuration") -> np.ndarray:
-        """q as a float vector of length dof; ValueError for a wrong length, NaN or inf."""
+        """q as a float vector of length dof; ValueError for a wrong length, NaN or inf.
+
+        Args:
+            q: the values to check.
+            what: what q is, for the error message.
+
+        Returns:
+            q as a float array (dof,).
+        """
         return _vector(q, self.dof, what, self.variable_names)
 
     def within_limits(self, q: np.ndarray, tol: float = 0.0) -> bool:
+        """Whether q lies within the joint limits.
+
+        Args:
+            q: a configuration (dof,) of the active variables.
+            tol: how far outside a limit still counts as within.
+
+        Returns:
+            True when every variable is within [lower − tol, upper + tol].
+        """
         if tol == 0.0:  # the common case, in checking loops: no temporary arrays
             return bool((q >= self.lower).all() and (q <= self.upper).all())
         return bool(np.all(q >= self.lower - tol) and np.all(q <= self.upper + tol))
 
     def clip(self, q: np.ndarray) -> np.ndarray:
+        """q clipped into the joint limits.
+
+        Args:
+            q: a configuration (dof,) of the active variables.
+
+        Returns:
+            A new array (dof,).
+        """
         return np.clip(q, self.lower, self.upper)
 
     def random_configuration(self, rng: np.random.Generator | int | None = None, n: int | None = None) -> np.ndarray:
-        """Uniform configurations within limits (within `sample_lower/upper` if unbounded):
-        one (n None) or an (n, dof) batch; rng: a numpy Generator, a seed or None."""
+        """Uniform configurations within limits (within `sample_lower/upper` if unbounded).
+
+        Args:
+            rng: a numpy Generator, a seed or None.
+            n: how many (None: one).
+
+        Returns:
+            One configuration (dof,), or an (n, dof) batch.
+        """
         if n is not None and (isinstance(n, bool) or not isinstance(n, Integral) or n < 0):
             raise ValueError(f"n must be None (one configuration) or a whole number >= 0; got {n!r}")
         try:
@@ -160,11 +235,22 @@ class Robot:
         return rng.uniform(self.sample_lower, self.sample_upper, size=size)
 
     def center(self) -> np.ndarray:
-        """Mid-range configuration (0 for unbounded variables)."""
+        """Mid-range configuration (0 for unbounded variables).
+
+        Returns:
+            An array (dof,).
+        """
         return self._center.copy()
 
     def full_configuration(self, q: Any) -> dict[str, float]:
-        """All model variables by name: q for the group, frozen values for the rest."""
+        """All model variables by name: q for the group, frozen values for the rest.
+
+        Args:
+            q: a configuration (dof,) of the active variables.
+
+        Returns:
+            Variable name → value, for every variable of the model.
+        """
         q = self.check(q)
         full = self.frozen.copy()
         full[list(self.group.variables)] = q
@@ -172,7 +258,15 @@ class Robot:
 
     # -- kinematics ----------------------------------------------------------------
     def link_pose(self, q: Any, link: str) -> np.ndarray:
-        """4×4 pose of `link` in the robot base frame."""
+        """4×4 pose of `link` in the robot base frame.
+
+        Args:
+            q: a configuration (dof,) of the active variables.
+            link: a link name.
+
+        Returns:
+            The 4×4 homogeneous transform.
+        """
         q = self.check(q)
         out = np.empty((4, 4))
         p = self.program
@@ -182,7 +276,15 @@ class Robot:
         return out
 
     def fk(self, Q: Any, links: Sequence[str] | None = None) -> np.ndarray:
-        """Poses of `links` (default: all) for a batch Q (N, dof) → (N, L, 4, 4); q (dof,) → (L, 4, 4)."""
+        """Forward kinematics: poses of `links` in the base frame.
+
+        Args:
+            Q: a batch of configurations (N, dof), or one (dof,).
+            links: link names (None: every link, in `link_names` order).
+
+        Returns:
+            Poses (N, L, 4, 4) for a batch, (L, 4, 4) for one configuration.
+        """
         Q2, single = _batch(Q, self.dof)
         if links is None:
             idx = np.arange(len(self.link_names))
@@ -196,7 +298,14 @@ class Robot:
     def jacobian(self, q: Any, link: str, point: Any = None) -> np.ndarray:
         """6×dof geometric Jacobian of `link` (or of `point`, given in the link frame).
 
-        Rows: linear velocity of the point, then angular velocity, in the base frame.
+        Args:
+            q: a configuration (dof,) of the active variables.
+            link: a link name.
+            point: a point (3,) in the link frame (None: the link's origin).
+
+        Returns:
+            The 6×dof Jacobian. Rows: linear velocity of the point, then angular velocity, in
+            the base frame.
         """
         q = self.check(q)
         pt = np.zeros(3) if point is None else _vector(point, 3, "point")
@@ -207,8 +316,17 @@ class Robot:
         return J
 
     def extrapolate(self, q0: Any, Q: Any, links: Sequence[str]) -> np.ndarray:
-        """First-order prediction of the poses of `links` at each row of Q from FK and
-        Jacobians at q0 (BioIK 2's extrapolated FK) → (N, L, 4, 4)."""
+        """First-order prediction of link poses from FK and Jacobians at q0 (BioIK 2's
+        extrapolated FK).
+
+        Args:
+            q0: the configuration (dof,) the prediction is made at.
+            Q: configurations (N, dof) to predict the poses at.
+            links: the link names.
+
+        Returns:
+            Predicted poses (N, L, 4, 4).
+        """
         from bioik.kinematics.frames import matrix_from_frame
 
         q0 = self.check(q0)

@@ -32,7 +32,12 @@ def structure_key(goals: Sequence[Goal]) -> tuple:
 
 class Problem:
     """Buffers `ibuf`, `fbuf` for the kernels (FK program of the goal links, goal table,
-    joint data, bounds), with named numpy views for filling them from Python."""
+    joint data, bounds), with named numpy views for filling them from Python.
+
+    Args:
+        robot: the robot.
+        goals: the goals whose structure the buffers are laid out for.
+    """
 
     def __init__(self, robot: Robot, goals: Sequence[Goal]):
         if not goals:

@@ -26,12 +26,23 @@ URDF_DIR = Path(__file__).parent / "urdf"
 
 
 def names() -> list[str]:
-    """Names of the bundled robots."""
+    """Names of the bundled robots.
+
+    Returns:
+        The names, sorted.
+    """
     return sorted(ROBOTS)
 
 
 def urdf_path(name: str) -> Path:
-    """Path of a bundled robot's URDF file."""
+    """Path of a bundled robot's URDF file.
+
+    Args:
+        name: a bundled robot's name (an UnknownNameError lists the closest ones).
+
+    Returns:
+        The file's path.
+    """
     if name not in ROBOTS:
         raise UnknownNameError(f"unknown robot {name!r}; {suggest(name, ROBOTS)}")
     return URDF_DIR / ROBOTS[name]["urdf"]
@@ -46,19 +57,24 @@ def snake(n: int, link_length: float | None = None, *, group: GroupSpec = None, 
 def load_robot(x: str | bytes | Path | RobotModel, group: GroupSpec = None, frozen: Mapping[str, float] | None = None, *,
                mesh_dirs: Sequence[str | os.PathLike] = (), allow_outside: bool = False,
                srdf: str | bytes | os.PathLike | None = None) -> Robot:
-    """Load a robot: a bundled name (see `bioik.robots.names()`), ``snakeN`` (an N-joint
-    chain, as `snake(N)`), a URDF path, URDF text or bytes, or a `RobotModel`.
+    """Load a robot: a bundled name, ``snakeN``, a URDF path, URDF text or bytes, or a
+    `RobotModel`.
 
-    Mesh files a URDF names must lie in its folder or in `mesh_dirs`; `allow_outside=True`
-    trusts the URDF to name any file (see `bioik.model.meshes`).
+    Args:
+        x: a bundled name (see `bioik.robots.names()`), ``snakeN`` (an N-joint chain, as
+            `snake(N)`), a URDF path, URDF text or bytes, or a `RobotModel`. An unknown
+            name raises UnknownNameError listing the closest bundled names.
+        group: None (the robot's default group; for a plain URDF every joint), a group
+            name, a list of joint names, a list of (base, tip) link pairs, or a dict with
+            "chains", "joints" and/or "tips".
+        frozen: values (by variable name) of the joints outside the group.
+        mesh_dirs: folders, beside the URDF's own, where the mesh files it names may lie.
+        allow_outside: trust the URDF to name any file (see `bioik.model.meshes`).
+        srdf: an SRDF file or text (`bioik.model.srdf`), checked against the model and kept
+            as `robot.srdf`; its disabled collision pairs join the allowed-collision matrix.
 
-    group: None (the robot's default group; for a plain URDF every joint), a group name,
-    a list of joint names, a list of (base, tip) link pairs, or a dict with "chains",
-    "joints" and/or "tips". An unknown name raises UnknownNameError listing the closest
-    bundled names.
-
-    srdf: an SRDF file or text (`bioik.model.srdf`), checked against the model and kept as
-    `robot.srdf`; its disabled collision pairs join the allowed-collision matrix.
+    Returns:
+        The `Robot`.
     """
     robot = _load(x, group, frozen, mesh_dirs, allow_outside)
     if srdf is not None:

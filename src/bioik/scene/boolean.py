@@ -50,7 +50,14 @@ def _solid(result: trimesh.Trimesh, what: str) -> Solid:
 
 
 def union(*parts: Part) -> Solid:
-    """The solid covered by any of the parts."""
+    """The solid covered by any of the parts.
+
+    Args:
+        *parts: each a Box, Sphere, Cylinder, Capsule, Solid, trimesh.Trimesh, or (shape, 4×4 pose).
+
+    Returns:
+        The `Solid`.
+    """
     import trimesh
     if not parts:
         raise SceneError("union: needs at least one part")
@@ -60,7 +67,15 @@ def union(*parts: Part) -> Solid:
 
 
 def difference(a: Part, *cut: Part) -> Solid:
-    """`a` with every part of `cut` removed."""
+    """`a` with every part of `cut` removed.
+
+    Args:
+        a: the part to cut from: a Box, Sphere, Cylinder, Capsule, Solid, trimesh.Trimesh, or (shape, 4×4 pose).
+        *cut: the parts to remove, each of the same kinds.
+
+    Returns:
+        The `Solid`.
+    """
     import trimesh
     base = _mesh(a, "difference base")
     if not cut:

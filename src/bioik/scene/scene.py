@@ -69,7 +69,14 @@ class Scene:
     # ---- reading from a file -------------------------------------------------------------
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Scene:
-        """A scene from a TOML file (schema in `bioik.scene.file` and docs/scene-format.md)."""
+        """A scene from a TOML file (schema in `bioik.scene.file` and docs/scene-format.md).
+
+        Args:
+            path: the file.
+
+        Returns:
+            The `Scene`.
+        """
         from bioik.scene.file import read_scene_file
 
         scene = cls()
@@ -81,7 +88,16 @@ class Scene:
 
     # ---- editing -------------------------------------------------------------------------
     def add(self, name: str, shape: Shape, pose=None) -> Obstacle:
-        """Add `shape` (Box, Sphere, Cylinder, Capsule, Solid or Surface) as `name` at `pose`."""
+        """Add `shape` as `name` at `pose`.
+
+        Args:
+            name: the obstacle's name (unique in the scene).
+            shape: a Box, Sphere, Cylinder, Capsule, Solid or Surface (in its own frame).
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+
+        Returns:
+            The new `Obstacle`.
+        """
         if not isinstance(name, str) or not name:
             raise SceneError(f"obstacle names must be non-empty strings; got {name!r}")
         if name in self._obstacles:
@@ -96,29 +112,77 @@ class Scene:
         return obstacle
 
     def add_box(self, name: str, size, pose=None) -> Obstacle:
-        """A box of edge lengths `size` (x, y, z), centred on its frame."""
+        """A box, centred on its frame.
+
+        Args:
+            name: the obstacle's name (unique in the scene).
+            size: edge lengths (x, y, z) in metres.
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+
+        Returns:
+            The new `Obstacle`.
+        """
         return self.add(name, self._shape(name, Box, size), pose)
 
     def add_sphere(self, name: str, radius: float, pose=None) -> Obstacle:
+        """A sphere, centred on its frame.
+
+        Args:
+            name: the obstacle's name (unique in the scene).
+            radius: metres.
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+
+        Returns:
+            The new `Obstacle`.
+        """
         return self.add(name, self._shape(name, Sphere, radius), pose)
 
     def add_cylinder(self, name: str, radius: float, length: float, pose=None) -> Obstacle:
-        """A cylinder along its frame's z axis, centred (as in URDF)."""
+        """A cylinder along its frame's z axis, centred (as in URDF).
+
+        Args:
+            name: the obstacle's name (unique in the scene).
+            radius: metres.
+            length: metres, along z.
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+
+        Returns:
+            The new `Obstacle`.
+        """
         return self.add(name, self._shape(name, Cylinder, radius, length), pose)
 
     def add_capsule(self, name: str, radius: float, length: float, pose=None) -> Obstacle:
-        """The points within `radius` of a segment of `length` along z, centred."""
+        """The points within `radius` of a segment of `length` along z, centred.
+
+        Args:
+            name: the obstacle's name (unique in the scene).
+            radius: metres.
+            length: the segment's length (m).
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+
+        Returns:
+            The new `Obstacle`.
+        """
         return self.add(name, self._shape(name, Capsule, radius, length), pose)
 
     def add_mesh(
         self, name: str, mesh_or_path, pose=None, *, scale: float = 1.0, resolution: float | None = None, solid: bool = True
     ) -> Obstacle:
         """A mesh from any file trimesh loads (STL, OBJ, PLY, GLB…; a multi-mesh file is
-        concatenated into one mesh) or a trimesh.Trimesh, scaled by `scale`.
+        concatenated into one mesh) or a trimesh.Trimesh.
 
-        `solid=True` needs a watertight mesh and gives a signed distance; `solid=False`
-        treats it as a thin surface (unsigned distance). `resolution`: grid spacing in
-        metres (default: see `bioik.scene.grid`)."""
+        Args:
+            name: the obstacle's name (unique in the scene).
+            mesh_or_path: the file, or a trimesh.Trimesh.
+            pose: the 4×4 pose of its frame in the robot's base frame (None: identity).
+            scale: multiplies the mesh's coordinates.
+            resolution: the distance grid's spacing in metres (default: see `bioik.scene.grid`).
+            solid: True needs a watertight mesh and gives a signed distance; False treats it
+                as a thin surface (unsigned distance).
+
+        Returns:
+            The new `Obstacle`.
+        """
         mesh = load_mesh(mesh_or_path, name)
         try:
             scale = float(scale)
@@ -140,8 +204,12 @@ class Scene:
             raise SceneError(f"obstacle {name!r}: {e}") from None
 
     def remove(self, name: str) -> None:
-        """Remove obstacle `name` (later obstacles move down one index in the blob) and
-        the contacts allowed with it."""
+        """Remove obstacle `name` (later obstacles move down one index in the blob) and the
+        contacts allowed with it.
+
+        Args:
+            name: the obstacle's name.
+        """
         self._get(name)
         del self._obstacles[name]
         self._grids.pop(name, None)
@@ -149,9 +217,14 @@ class Scene:
         self._layout_version = next(_VERSIONS)
 
     def allow_contact(self, obstacle: str, *links: str) -> None:
-        """Let robot `links` touch `obstacle` (a robot standing on its table): collision
-        goals and checks on this scene never charge these pairs. Link names are checked
-        against the robot when a goal or checker uses the scene."""
+        """Let robot `links` touch `obstacle` (a robot standing on its table): collision goals
+        and checks on this scene never charge these pairs. Link names are checked against the
+        robot when a goal or checker uses the scene.
+
+        Args:
+            obstacle: the obstacle's name.
+            *links: robot link names.
+        """
         self._get(obstacle)
         for link in links:
             if not isinstance(link, str) or not link:
@@ -167,7 +240,12 @@ class Scene:
         return tuple(self._contacts)
 
     def move(self, name: str, pose) -> None:
-        """Give obstacle `name` a new pose (no grid is rebuilt; `write_poses` updates a blob)."""
+        """Give obstacle `name` a new pose (no grid is rebuilt; `write_poses` updates a blob).
+
+        Args:
+            name: the obstacle's name.
+            pose: its new 4×4 pose in the robot's base frame.
+        """
         old = self._get(name)
         self._obstacles[name] = Obstacle(name, old.shape, validate_pose(pose, name))
         self._pose_version = next(_VERSIONS)
@@ -212,7 +290,11 @@ class Scene:
         return self._pose_version
 
     def bounds(self) -> np.ndarray:
-        """(2, 3): the lower and upper corners of a box around every obstacle (base frame)."""
+        """A box around every obstacle (base frame).
+
+        Returns:
+            (2, 3): its lower and upper corners.
+        """
         if not self._obstacles:
             raise SceneError("an empty scene has no bounds")
         boxes = np.array([_world_bounds(o) for o in self._obstacles.values()])
@@ -296,9 +378,17 @@ class Scene:
         return np.zeros(3), _primitive_radius(s)
 
     def distance(self, points, cutoff: float = np.inf, mask: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """(d (N,), grad (N, 3)): the scene's signed distance and its gradient at world
-        points (N, 3) (see `sdf.scene_distance` for cutoff and mask). An empty scene is
-        `cutoff` everywhere."""
+        """The scene's signed distance and its gradient at world points.
+
+        Args:
+            points: (N, 3) points in the robot's base frame.
+            cutoff: distances beyond it may be reported as `cutoff` (an empty scene is `cutoff`
+                everywhere; see `sdf.scene_distance`).
+            mask: a bit mask of obstacles to leave out (see `sdf.scene_distance`).
+
+        Returns:
+            (d (N,), grad (N, 3)), d negative inside an obstacle.
+        """
         key = (self._layout_version, self._pose_version)
         if self._packed is None or self._packed[:2] != key:
             self._packed = (*key, self.pack())

@@ -52,7 +52,13 @@ READY = np.array([0.0, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])
 
 @dataclass(frozen=True)
 class Opening:
-    """A round hole: its centre on the outer face, the unit axis into the object, its diameter."""
+    """A round hole.
+
+    Attributes:
+        point: its centre on the outer face.
+        axis: the unit axis into the object.
+        diameter: metres.
+    """
 
     point: tuple[float, float, float]
     axis: tuple[float, float, float]
@@ -61,9 +67,14 @@ class Opening:
 
 @dataclass(frozen=True)
 class TargetSet:
-    """Stored targets of a scenario: endoscope_tip poses (n, 4, 4) and for each a witness
-    (n, dof), a collision-free configuration of elise_ur10 that reaches it; `info` says how
-    they were made (candidates tried, dropped and why, search budget and seed)."""
+    """Stored targets of a scenario.
+
+    Attributes:
+        poses: (n, 4, 4) endoscope_tip poses.
+        witnesses: (n, dof) for each pose a collision-free configuration of elise_ur10 that
+            reaches it.
+        info: how they were made (candidates tried, dropped and why, search budget and seed).
+    """
 
     poses: np.ndarray
     witnesses: np.ndarray
@@ -75,7 +86,15 @@ class TargetSet:
 
 @dataclass(frozen=True)
 class Scenario:
-    """One scenario: its obstacles, its opening (if any) and the surfaces targets lie on."""
+    """One scenario: its obstacles, its opening (if any) and the surfaces targets lie on.
+
+    Attributes:
+        name: the scenario's name.
+        scene: its obstacles, a `bioik.Scene`.
+        opening: its round hole, or None.
+        target_surfaces: a description of the surfaces the targets lie on.
+        patches: the target surfaces as patches, for sampling.
+    """
 
     name: str
     scene: Scene
@@ -84,9 +103,16 @@ class Scenario:
     patches: tuple[Patch, ...] = field(repr=False)
 
     def sample_targets(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """(n, 4, 4) poses of elise_ur10's endoscope_tip: on a target surface (uniform by
-        area) with the z axis pointing into it, or for Random the tip's pose at uniform
-        random configurations."""
+        """Poses of elise_ur10's endoscope_tip: on a target surface (uniform by area) with the z
+        axis pointing into it, or for Random the tip's pose at uniform random configurations.
+
+        Args:
+            n: how many.
+            rng: a numpy Generator, a seed or None.
+
+        Returns:
+            (n, 4, 4) poses in the base frame.
+        """
         rng = np.random.default_rng(rng)
         n = int(n)
         if not self.patches:
@@ -97,8 +123,11 @@ class Scenario:
         return tool_poses(*sample_points(self.patches, n, rng), rng)
 
     def targets(self) -> TargetSet:
-        """The scenario's stored targets (made by benchmarks/scene_targets.py); a
-        FileNotFoundError names the file when it is missing."""
+        """The scenario's stored targets (made by benchmarks/scene_targets.py).
+
+        Returns:
+            The `TargetSet`; a FileNotFoundError names the file when it is missing.
+        """
         path = TARGET_DIR / f"{self.name}.npz"
         if not path.is_file():
             raise FileNotFoundError(f"no stored targets for scenario {self.name!r}: {path} is missing "
@@ -140,12 +169,23 @@ _BUILDERS = {
 
 
 def names() -> list[str]:
-    """The scenario names, in [E 4]'s order."""
+    """The scenario names.
+
+    Returns:
+        The names, in [E 4]'s order.
+    """
     return list(_BUILDERS)
 
 
 def load(name: str) -> Scenario:
-    """Scenario `name` with a freshly built scene (an UnknownNameError lists the names)."""
+    """Scenario `name` with a freshly built scene.
+
+    Args:
+        name: a name from `names()` (an UnknownNameError lists them).
+
+    Returns:
+        The `Scenario`.
+    """
     if name not in _BUILDERS:
         raise UnknownNameError(f"unknown scenario {name!r}; {suggest(str(name), _BUILDERS, n=8)}")
     scene = Scene()

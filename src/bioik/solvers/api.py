@@ -65,13 +65,21 @@ _MAX_STRUCTURES = 32
 class Result:
     """Outcome of a solve.
 
-    q: the configuration (always within limits); success: every primary goal passed its
-    acceptance test on exact FK (and the callback, if any, accepted q); cost: weighted
-    primary + secondary cost; goal_errors: per goal (position error m, rotation angle rad)
-    for pose-type goals, (largest criterion / its wall, 0) for scan goals, (‖residual‖, 0)
-    otherwise; time: seconds spent in the call;
-    callback_calls: calls of the solution callback; restarts: random restarts;
-    iterations: solver iterations; seed_clipped: the seed was outside limits and clipped.
+    Attributes:
+        q: the configuration (always within limits).
+        success: every primary goal passed its acceptance test on exact FK (and the callback,
+            if any, accepted q).
+        cost: weighted primary + secondary cost.
+        goal_errors: per goal (position error m, rotation angle rad) for pose-type goals,
+            (largest criterion / its wall, 0) for scan goals, (‖residual‖, 0) otherwise.
+        time: seconds spent in the call.
+        callback_calls: calls of the solution callback.
+        restarts: random restarts.
+        iterations: solver iterations.
+        seed_clipped: the seed was outside limits and clipped.
+        solver: the name of the solver that ran.
+        primary_cost: the weighted cost of the primary goals.
+        secondary_cost: the weighted cost of the secondary goals.
     """
 
     q: np.ndarray
@@ -183,13 +191,18 @@ class _Workspace:
 class Solver:
     """A solver bound to a robot, for repeated solves without re-preparing.
 
-    solver: a name from `bioik.solvers.names()` (None: `lm`, and for goals that call Python
-    `optlib_lbfgsb` unless parameters are given); params: that solver's parameters
-    (unknown names and values outside their ranges are an error); acceptance: "norm"
-    (default), "trac" or "kdl". A named solver runs as named: goals it would not honour
-    (goals that call Python, secondary goals it ignores) are refused with an
-    `UnsupportedGoalsError` that names the solvers that take them. `Result.solver` is the
-    solver that ran.
+    A named solver runs as named: goals it would not honour (goals that call Python,
+    secondary goals it ignores) are refused with an `UnsupportedGoalsError` that names the
+    solvers that take them. `Result.solver` is the solver that ran.
+
+    Args:
+        robot: the robot (from `bioik.load_robot`).
+        solver: a name from `bioik.solvers.names()` (None: `lm`, and for goals that call
+            Python `optlib_lbfgsb` unless parameters are given).
+        timeout: default seconds per solve.
+        acceptance: the success test: "norm" (default), "trac" or "kdl".
+        **params: that solver's parameters (unknown names and values outside their ranges
+            are an error).
     """
 
     def __init__(self, robot: Robot, solver: str | None = None, timeout: float = 0.005, acceptance: str = "norm", **params: Any):
@@ -219,7 +232,14 @@ class Solver:
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
         """The prepared problem for this goal structure (cached; a template that solves
-        copy, so it stays unchanged by them)."""
+        copy, so it stays unchanged by them).
+
+        Args:
+            goals: the goals whose structure (types, links, primary or secondary) is prepared.
+
+        Returns:
+            The cached `Problem`.
+        """
         return self._prepare(goals)
 
     def _prepare(self, goals: Sequence[Goal]) -> Problem:
@@ -304,10 +324,26 @@ class Solver:
         rotation_tolerance: float = 1e-5,
         scene: Scene | None = None,
     ) -> Result:
-        """Solve for `goals` starting from `seed` (None: a random start); see `bioik.solve`.
+        """Solve for `goals` starting from `seed`; see `bioik.solve`.
 
         Safe to call from several threads at once and from inside a callback: each call
-        solves in a workspace of its own."""
+        solves in a workspace of its own.
+
+        Args:
+            goals: the goals, a non-empty list (`bioik.PoseGoal(...)`, ...).
+            seed: start configuration (clipped into limits if outside; None: random start).
+            timeout: seconds for the search (None: the solver's timeout).
+            callback: `callback(q) -> bool`; rejecting a solution makes the search go on from a
+                random restart until the timeout.
+            random_seed: RNG seed; with `max_iterations`, a run is reproducible.
+            max_iterations: iteration budget (None: the timeout alone ends the search).
+            position_tolerance: position error (m) of a pose-type goal that counts as met.
+            rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
+            scene: obstacles to stay out of (see `bioik.solve`).
+
+        Returns:
+            The `Result`.
+        """
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
@@ -666,18 +702,34 @@ def solve(
 ) -> Result:
     """Joint values for `robot` that meet `goals`, within limits, within `timeout` seconds.
 
-    seed: start configuration (clipped into limits if outside; None: random start).
-    solver: see `Solver`; the one that ran is `Result.solver`. params: the solver's
-    parameters, each checked against its range (`bioik.solvers.core.params`).
-    callback(q) -> bool: rejecting a solution makes the search go on from a random
-    restart until the timeout. random_seed + max_iterations make a run reproducible.
-    scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
-    (unless one for this scene is there; solvers that do not take it — kdl, trac, jac,
-    nullspace — go without it) and every answer is checked exactly against the robot's collision
-    geometry (coal) before it counts as a success; so is any answer to goals with a
-    primary `CollisionAvoidanceGoal`. Repeated calls with the same robot and goal structure reuse the prepared problem; the
+    Repeated calls with the same robot and goal structure reuse the prepared problem; the
     one-time preparation of a new structure (and compiling on first use) is not counted
     in the timeout.
+
+    Args:
+        robot: the robot (from `bioik.load_robot`).
+        goals: the goals, a non-empty list (`bioik.PoseGoal(...)`, ...).
+        seed: start configuration (clipped into limits if outside; None: random start).
+        timeout: seconds for the search.
+        callback: `callback(q) -> bool`; rejecting a solution makes the search go on from a
+            random restart until the timeout.
+        random_seed: RNG seed; with `max_iterations`, a run is reproducible.
+        max_iterations: iteration budget (None: the timeout alone ends the search).
+        position_tolerance: position error (m) of a pose-type goal that counts as met.
+        rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
+        solver: a solver name (see `Solver`; None: the default); the one that ran is
+            `Result.solver`.
+        acceptance: the success test: "norm" (default), "trac" or "kdl".
+        scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
+            (unless one for this scene is there; solvers that do not take it — kdl, trac,
+            jac, nullspace — go without it) and every answer is checked exactly against the
+            robot's collision geometry (coal) before it counts as a success; so is any
+            answer to goals with a primary `CollisionAvoidanceGoal`.
+        **params: the solver's parameters, each checked against its range
+            (`bioik.solvers.core.params`).
+
+    Returns:
+        The `Result`: `q` within limits, `success` from the exact acceptance test.
     """
     return _shared_solver(robot, solver, timeout, acceptance, params).solve(
         goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)

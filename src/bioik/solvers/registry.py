@@ -57,5 +57,9 @@ PYTHON_GOALS_SOLVER = "optlib_lbfgsb"
 
 
 def names() -> list[str]:
-    """Names of the available solvers."""
+    """Names of the available solvers.
+
+    Returns:
+        The names, sorted.
+    """
     return sorted(MODULES)

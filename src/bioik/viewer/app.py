@@ -39,11 +39,19 @@ def _viser() -> Any:
 
 
 class Viewer:
-    """A web viewer of `robot` at configuration `q` (default: the joint centres).
+    """A web viewer of `robot`, one pose handle per tip; each handle update solves again.
 
-    One pose handle per tip; `solver` and `timeout` (s) solve each handle update; `scene`
-    obstacles are drawn. The server listens on host:port (port 0: any free port) until
-    `close()`; `url` says where. Usable from scripts and notebooks; also a context manager.
+    The server listens on host:port until `close()`; `url` says where. Usable from scripts
+    and notebooks; also a context manager.
+
+    Args:
+        robot: the robot.
+        q: the configuration shown first (None: the joint centres).
+        solver: the solver of each handle update (a name from `bioik.solvers.names()`).
+        timeout: seconds per solve.
+        scene: obstacles to draw (None: none).
+        host: the address to listen on (127.0.0.1: this machine only).
+        port: the port (0: any free port).
     """
 
     def __init__(self, robot: Robot, q: Any = None, *, solver: str = "lm", timeout: float = TIMEOUT,
@@ -97,12 +105,23 @@ class Viewer:
             return {n: ViewerGoal(g.name, g.kind, g.link, g.pose.copy()) for n, g in self._goals.items()}
 
     def slider_values(self) -> np.ndarray:
-        """The joint values the panel's sliders show, in variable order."""
+        """The joint values the panel's sliders show, in variable order.
+
+        Returns:
+            An array (dof,).
+        """
         return np.array([s.value for s in self._sliders])
 
     def add_goal(self, kind: str, link: str) -> str:
-        """Add a goal of type `kind` (see GOAL_TYPES) on `link`, met where the robot is now;
-        returns its name (used by `set_goal_pose` and `remove_goal`)."""
+        """Add a goal on `link`, met where the robot is now.
+
+        Args:
+            kind: a goal type of GOAL_TYPES: "pose", "position", "look-at" or "line".
+            link: the link the goal is on.
+
+        Returns:
+            The goal's name (used by `set_goal_pose` and `remove_goal`).
+        """
         with self._lock:
             name = f"{kind} {link}"
             n = 2
@@ -115,7 +134,11 @@ class Viewer:
             return name
 
     def remove_goal(self, name: str) -> None:
-        """Remove the goal called `name`."""
+        """Remove the goal called `name`.
+
+        Args:
+            name: a name from `add_goal` or `goals`.
+        """
         with self._lock:
             self._goal(name)
             del self._goals[name]
@@ -123,8 +146,15 @@ class Viewer:
             self._goal_list.value = ", ".join(self._goals)
 
     def set_goal_pose(self, name: str, T: Any) -> Result:
-        """Move goal `name`'s handle to the 4×4 pose T (base frame), solve, show the answer
-        and return the solve's result (as a drag in the browser does)."""
+        """Move goal `name`'s handle, solve and show the answer, as a drag in the browser does.
+
+        Args:
+            name: the goal's name.
+            T: the handle's new 4×4 pose (base frame).
+
+        Returns:
+            The solve's `Result`.
+        """
         T = check_pose(T, f"pose of goal {name!r}")
         with self._lock:
             self._goal(name).pose = T
@@ -134,14 +164,23 @@ class Viewer:
             return self._solve_and_show()
 
     def set_q(self, q: Any) -> None:
-        """Show configuration q; pose and position handles move with their links."""
+        """Show configuration q; pose and position handles move with their links.
+
+        Args:
+            q: a configuration of the robot's active variables.
+        """
         with self._lock:
             self._q = self.robot.check(q, "q")
             self._follow_links()
             self._show()
 
     def set_solver(self, solver: str, timeout: float | None = None) -> None:
-        """Solve with `solver` (a name from `bioik.solvers.names()`) and `timeout` seconds from now on."""
+        """Solve with `solver` from now on.
+
+        Args:
+            solver: a name from `bioik.solvers.names()`.
+            timeout: seconds per solve (None: keep the current one).
+        """
         with self._lock:
             self._solver = Solver(self.robot, solver)
             self._solver_name = solver
@@ -150,7 +189,11 @@ class Viewer:
             self._solver_menu.value, self._timeout_box.value = solver, self._timeout * 1e3
 
     def solve(self) -> Result:
-        """Solve the current goals from the shown configuration and show the answer."""
+        """Solve the current goals from the shown configuration and show the answer.
+
+        Returns:
+            The solve's `Result`.
+        """
         with self._lock:
             self._requested += 1
             return self._solve_and_show()
@@ -338,10 +381,18 @@ def _check_timeout(timeout: Any) -> float:
 
 
 def show(robot: Robot, q: Sequence[float] | np.ndarray | None = None, *, block: bool | None = None, **options: Any) -> Viewer:
-    """Open a viewer of `robot` at q, print its URL and return it (options: see `Viewer`).
+    """Open a viewer of `robot` at q, print its URL and return it.
 
-    block: wait until Ctrl-C before returning; the default blocks in a script and returns
-    at once in an interactive session (a notebook, `python -i`), where the viewer lives on.
+    Args:
+        robot: the robot.
+        q: the configuration shown first (None: the joint centres).
+        block: wait until Ctrl-C before returning; the default blocks in a script and
+            returns at once in an interactive session (a notebook, `python -i`), where the
+            viewer lives on.
+        **options: passed to `Viewer`.
+
+    Returns:
+        The `Viewer`.
     """
     viewer = Viewer(robot, q, **options)
     print(f"bioik viewer: {viewer.url}", flush=True)
