@@ -411,7 +411,25 @@ class Solver:
     ) -> BatchResult:
         """Solve N independent queries of one goal structure on `threads` threads; see
         `bioik.solve_batch`. Queries of one pose-type goal without callback or scene run in
-        compiled chunks with the GIL released; the rest as `solve` calls on the threads."""
+        compiled chunks with the GIL released; the rest as `solve` calls on the threads.
+
+        Args:
+            goals_batch: a `GoalBatch` (a goal list and N targets for some of its goals) or a
+                list of N goal lists of one structure.
+            seeds: (N, dof) start configurations, one configuration for all, or None (random starts).
+            timeout: seconds per query, from that query's start (None: the solver's timeout).
+            callback: `callback(q) -> bool`, called from the worker threads; a rejection makes
+                that query's search go on.
+            random_seed: query i gets seed `random_seed + i` (None: random).
+            max_iterations: iteration budget per query (None: the timeout alone).
+            position_tolerance: position error (m) of a pose-type goal that counts as met.
+            rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
+            scene: obstacles to stay out of (see `bioik.solve`).
+            threads: worker threads (None: every core this process may use).
+
+        Returns:
+            The `BatchResult`, its arrays in query order.
+        """
         batch = as_batch(goals_batch)
         n = len(batch)
         if callback is not None and not callable(callback):
