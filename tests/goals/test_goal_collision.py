@@ -137,6 +137,7 @@ def test_self_collision_only(ur5):
         ({"allowed": [("base_link",)]}, "pairs"),
         ({"allowed": 5}, "allowed must be a list of .link, obstacle. name pairs"),
         ({"self_collision": np.array([np.nan] * 3)}, "self_collision must be True or False"),
+        ({"lower_grids": 1}, "lower_grids must be True or False"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, match):
@@ -197,3 +198,28 @@ def test_sphere_centres_follow_extrapolated_link_frames_to_second_order(ur5):
         errors.append(np.abs(predicted - exact).max())
     assert errors[0] < 2e-3
     assert 3.0 < errors[0] / errors[1] < 5.0  # halving the step quarters the error
+
+
+def test_lower_grids_charges_a_mesh_by_its_grid_less_the_error_bound(ur5):
+    """lower_grids: the scene part of the residual reads the mesh's field lowered by
+    GRID_SLACK·h (a lower bound of the distance), the primitives' exactly as before."""
+    import trimesh
+
+    from bioik.scene.scene import GRID_SLACK
+
+    scene = Scene()
+    scene.add_mesh("block", trimesh.creation.box(extents=(0.3, 0.3, 0.3)), pose(0.45, 0.0, 0.3), resolution=0.01)
+    plain, lowered = CollisionAvoidanceGoal(scene), CollisionAvoidanceGoal(scene, lower_grids=True)
+    model = sphere_model(ur5)
+    rng = np.random.default_rng(2)
+    grew = 0
+    for _ in range(20):
+        q = ur5.random_configuration(rng)
+        c = model.world(np.array([ur5.link_pose(q, link) for link in model.links]))
+        d, _ = scene.distance(c)
+        want = np.sqrt(np.sum(np.maximum(0.0, model.radii - (d - GRID_SLACK * 0.01)) ** 2)) / lowered.epsilon
+        r0, r1 = residual(Problem(ur5, [plain]), q), residual(Problem(ur5, [lowered]), q)
+        np.testing.assert_allclose(r1[0], want, rtol=1e-9, atol=1e-9)
+        assert r1[0] >= r0[0] and r1[1] == r0[1]
+        grew += r1[0] > r0[0]
+    assert grew > 0

@@ -62,3 +62,27 @@ def test_bad_parts_are_refused():
         union((Box((1, 1, 1)), np.diag([1.0, 1.0, -1.0, 1.0])))
     with pytest.raises(SceneError, match="empty"):
         difference(Box((0.1, 0.1, 0.1)), Box((1, 1, 1)))
+
+
+def test_the_lowered_pack_never_overstates_the_distance_to_a_mesh():
+    """What the goals pack (`pack(lowered=True)`): a lower bound of the exact signed distance, so
+    a sphere the collision costs call clear is clear of the mesh itself; moved, it stays so."""
+    from bioik.scene import sdf
+    from bioik.scene.scene import GRID_SLACK
+
+    solid = tank()
+    s = Scene()
+    s.add("tank", solid, pose_from([0.3, -0.1, 0.2]))
+    h = s.grid("tank").spacing
+    rng = np.random.default_rng(5)
+    local = np.concatenate([rng.uniform(-0.53, 0.53, (1500, 3)),
+                            np.c_[rng.uniform(0.15, 0.25, (300, 2)) * [1, 0.5], rng.uniform(0.42, 0.55, 300)]])
+    blob = s.pack(lowered=True)
+    d, _ = sdf.distances(blob, local + [0.3, -0.1, 0.2])
+    ref = -trimesh.proximity.signed_distance(solid.mesh, local)
+    assert np.all(d <= ref + 1e-9) and np.max(ref - d) <= (SQRT3 + GRID_SLACK) * h
+    plain, _ = s.distance(local[:50] + [0.3, -0.1, 0.2])
+    assert np.allclose(plain - d[:50], GRID_SLACK * h)  # Scene.distance keeps the plain interpolant
+    s.move("tank", pose_from([0.0, 0.2, 0.1]))
+    s.write_poses(blob)
+    assert np.array_equal(blob, s.pack(lowered=True))  # the bounding sphere keeps its slack

@@ -2,7 +2,8 @@
 
 The robot is covered by spheres (`bioik.collision.sphere_model`, conservative: spheres
 apart ⇒ geometry apart); the scene's signed distance is exact for primitives and a grid
-for meshes (`bioik.scene.sdf`). For a sphere with centre c and radius ρ, its penetration
+for meshes (`bioik.scene.sdf`; with `lower_grids`, lowered by the grid's error bound so it
+never overstates a clearance). For a sphere with centre c and radius ρ, its penetration
 beyond the margin m is
 
     pen = max(0, m + ρ − d(c))          (d: the scene's signed distance, < 0 inside)
@@ -152,6 +153,11 @@ class CollisionAvoidanceGoal(Goal):
         weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
         secondary: steer the search without deciding success (default False).
         tolerance: met when ‖r‖ ≤ tolerance (no sphere deeper than tolerance·ε).
+        lower_grids: charge mesh obstacles by their grid less its error bound
+            (`Scene.pack(lowered=True)`), so no sphere the costs call clear of a mesh is in
+            it: more answers pass the exact check at once (elise_ur10 in Barrel, `lm`: 94.5 %
+            of the first answers instead of 82.5 %), but tight passages get tighter by
+            ≈ 1.1 grid cells (HydrogenTankSmall: 85.5 % solved within 1 s instead of 94 %).
     """
 
     scene: Scene | None = None
@@ -163,6 +169,7 @@ class CollisionAvoidanceGoal(Goal):
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-4
+    lower_grids: bool = False
     kind = COLLISION
     size = 2
     kernel = collision_residual
@@ -174,8 +181,9 @@ class CollisionAvoidanceGoal(Goal):
         super().__post_init__()
         if self.scene is not None and not isinstance(self.scene, Scene):
             raise TypeError(f"CollisionAvoidanceGoal: scene must be a bioik.Scene or None; got {type(self.scene).__name__}")
-        if not isinstance(self.self_collision, (bool, np.bool_)):
-            raise TypeError(f"CollisionAvoidanceGoal: self_collision must be True or False; got {self.self_collision!r}")
+        for name in ("self_collision", "lower_grids"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"CollisionAvoidanceGoal: {name} must be True or False; got {getattr(self, name)!r}")
         self.margin = finite_number(self.margin, "margin", "CollisionAvoidanceGoal", 0.0)
         self.epsilon = finite_number(self.epsilon, "epsilon", "CollisionAvoidanceGoal", 1e-9)
         if not isinstance(self.allowed, Iterable):
@@ -210,7 +218,7 @@ class CollisionAvoidanceGoal(Goal):
     def layout_key(self):
         scene = self.scene
         return (scene, None if scene is None else scene.layout_version, self.self_collision, self.allowed,
-                None if self.spheres is None else id(self.spheres))
+                None if self.spheres is None else id(self.spheres), bool(self.lower_grids))
 
     def params(self, robot):
         p = np.zeros(N_PARAMS)
@@ -230,7 +238,7 @@ class CollisionAvoidanceGoal(Goal):
         index, slack, pair_links = index[by_group], pairs[by_group, 2], pair_links[by_group]
         groups, first, count = np.unique(pair_links, axis=0, return_index=True, return_counts=True)
         P, G = len(index), len(groups)
-        blob = self.scene.pack() if self.scene is not None else np.zeros(0)
+        blob = self.scene.pack(lowered=bool(self.lower_grids)) if self.scene is not None else np.zeros(0)
         bounds_at = HEAD + SPHERE_ROW * S
         pairs_at = bounds_at + SPHERE_ROW * L
         groups_at = pairs_at + PAIR_ROW * P

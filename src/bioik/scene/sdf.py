@@ -12,7 +12,9 @@ The packed blob (`Scene.pack()`): ONE float64 1-D array; every offset in it is r
 to its first element, so it may be copied into a bigger buffer and handed over as a
 contiguous slice.
 
-    header (HEADER = 8):   count, REC, FORMAT, layout_version, total length, 0, 0, 0
+    header (HEADER = 8):   count, REC, FORMAT, layout_version, total length, grid slack, 0, 0
+                           (grid slack: the grids' values are lowered by it × their h,
+                           `Scene.pack(lowered=True)`; 0 for the plain interpolant)
     records (count × REC), record k at HEADER + k·REC (k = the obstacle's insertion index):
         0        kind: BOX, SPHERE, CYLINDER, CAPSULE or GRID
         1..12    world→local transform, 3×4 row-major [R | t]: local = R·world + t
@@ -45,7 +47,7 @@ HEADER = 8
 REC = 32
 FORMAT = 1
 #: Header slots.
-H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH = range(5)
+H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH, H_GRID_SLACK = range(6)
 #: Record slots.
 R_KIND, R_XFORM, R_CENTRE, R_RADIUS, R_PARAMS = 0, 1, 13, 16, 17
 R_GRID_OFFSET, R_GRID_DIMS, R_GRID_ORIGIN, R_GRID_H, R_GRID_INV_H = 21, 22, 25, 28, 29
