@@ -4,7 +4,9 @@ Each iteration: exact FK and Jacobians, stacked weighted residuals e of the prim
 E = ½‖e‖², a damped step dq = −(JᵀJ + λI)⁻¹Jᵀe with λ = k·E (large errors: short,
 gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), every step
 accepted, then clamped to the joint limits; secondary goals add their best step within
-the null space of the primary goals (task priority), so they steer without disturbing. An attempt restarts from a uniform random
+the null space of the primary goals (task priority), at most half as long as the primary
+step (`null_space_step`: longer, its curvature error kept the primary goals from
+converging), so they steer without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
 `attempt_iterations` steps. The search ends at the first configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact

@@ -245,7 +245,8 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
 @njit(**KERNEL)
 def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken) on the
-    exact residual Jacobians of the primary goals, secondary goals in their null space,
+    exact residual Jacobians of the primary goals, secondary goals in their null space
+    (their step bounded by the primary one, `null_space_step`),
     from x for up to `iterations` steps, until the cost fails to fall below
     stall_ratio × its previous value twice in a row (as an `lm` attempt), from x = ex.x0.
     x ends at the best point seen, with its exact frames and Jacobians in ex.frames0 and
