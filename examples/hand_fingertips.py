@@ -1,7 +1,9 @@
 """A hand with fingertip goals: the iiwa arm and its five-finger hand pinch a ball.
 
 Only the fingertips get goals (position goals on thumb, index and middle tips); the arm
-and the finger joints follow from them together, as in BioIK's multi-goal examples.
+and the finger joints follow from them together, as in BioIK's multi-goal examples. A
+secondary `CenterJointsGoal` spends the remaining freedom on joints away from their
+limits [R 4.4]; it never keeps the fingertips from their goals.
 
 Run:  python examples/hand_fingertips.py
 """
@@ -22,7 +24,7 @@ contacts = {
     "index_tip": centre + [0.0, -radius * np.cos(0.4), radius * np.sin(0.4)],
     "middle_tip": centre + [0.0, -radius * np.cos(0.4), -radius * np.sin(0.4)],
 }
-goals = [bioik.PositionGoal(tip, p) for tip, p in contacts.items()]
+goals = [bioik.PositionGoal(tip, p) for tip, p in contacts.items()] + [bioik.CenterJointsGoal(weight=0.1)]
 
 res = bioik.solve(robot, goals, seed=robot.center(), solver="lm", timeout=0.5, random_seed=2, max_iterations=5000)
 

@@ -7,7 +7,8 @@ import bioik
 from bioik.goals.kernels import goal_residual
 from bioik.problem.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.core.linalg import cholesky_solve, damped_step, null_space_scratch, null_space_step, stack_residuals
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MIN, cholesky_solve, damped_step, null_space_scratch, null_space_step,
+                                       shrink_secondary_bound, stack_residuals)
 
 
 def test_cholesky_solve_matches_numpy(rng):
@@ -36,10 +37,36 @@ def test_null_space_step_leaves_the_primary_task_alone(rng):
     J = rng.normal(size=(3, 7))
     Js = np.eye(7)
     es = rng.normal(size=7)
-    dq = np.zeros(7)
-    null_space_step(J, 3, Js, es, 7, 7, 1e-12, 1e-9, dq, null_space_scratch(7, 7))
-    np.testing.assert_allclose(J @ dq, 0, atol=1e-6)  # no primary motion
-    assert np.linalg.norm(es + dq) < np.linalg.norm(es)  # the secondary residual shrinks
+    dq0 = rng.normal(size=7)  # the primary step
+    dq = dq0.copy()
+    null_space_step(J, 3, Js, es, 7, 7, 1e-12, 1e-9, 8.0, dq, null_space_scratch(7, 7))
+    np.testing.assert_allclose(J @ (dq - dq0), 0, atol=1e-6)  # no primary motion
+    assert np.linalg.norm(es + dq) < np.linalg.norm(es + dq0)  # the secondary residual shrinks
+
+
+@pytest.mark.parametrize("primary, ratio", [(1e-3, 0.5), (1.0, 2.0)])
+def test_null_space_step_is_at_most_the_ratio_times_the_primary_step(rng, primary, ratio):
+    """A large secondary residual: the step in the null space is cut to ratio·‖dq‖ (same
+    direction); with no primary step the secondary goals do not move."""
+    n, rows = 7, 3
+    J, Js, es = rng.normal(size=(rows, n)), np.eye(n), 10.0 * rng.normal(size=n)
+    N = np.eye(n) - J.T @ np.linalg.solve(J @ J.T + 1e-12 * np.eye(rows), J)
+    z = np.linalg.solve(N.T @ N + 1e-9 * np.eye(n), -N.T @ (es + primary * np.ones(n)))
+    dq = primary * np.ones(n)
+    null_space_step(J, rows, Js, es, n, n, 1e-12, 1e-9, ratio, dq, null_space_scratch(n, n))
+    step = dq - primary * np.ones(n)
+    np.testing.assert_allclose(np.linalg.norm(step), ratio * primary * np.sqrt(n), rtol=1e-9)
+    np.testing.assert_allclose(step / np.linalg.norm(step), N @ z / np.linalg.norm(N @ z), atol=1e-9)
+    dq = np.zeros(n)
+    null_space_step(J, rows, Js, es, n, n, 1e-12, 1e-9, ratio, dq, null_space_scratch(n, n))
+    assert not dq.any()
+
+
+def test_the_secondary_bound_shrinks_on_a_stall_down_to_its_floor():
+    assert shrink_secondary_bound(8.0, 1.0, 2.0, 0.7) == (8.0, 2.0)  # E fell enough: unchanged
+    assert shrink_secondary_bound(8.0, 1.9, 2.0, 0.7) == (2.0, np.inf)  # a stall: shrunk, not counted
+    assert shrink_secondary_bound(2.0, 1.9, 2.0, 0.7) == (SECONDARY_RATIO_MIN, np.inf)
+    assert shrink_secondary_bound(SECONDARY_RATIO_MIN, 1.9, 2.0, 0.7) == (SECONDARY_RATIO_MIN, 2.0)  # counted
 
 
 def test_null_space_step_matches_its_formula_with_scratch_larger_than_the_rows(rng):
@@ -49,11 +76,12 @@ def test_null_space_step_matches_its_formula_with_scratch_larger_than_the_rows(r
     N = np.eye(n) - J.T @ np.linalg.solve(J @ J.T + lam * np.eye(rows), J)
     B = Js @ N
     z = np.linalg.solve(B.T @ B + mu * np.eye(n), -B.T @ (es + Js @ dq0))
+    z *= min(1.0, 0.5 * np.linalg.norm(dq0) / np.linalg.norm(N @ z))
     big = 9  # capacity beyond the rows used, as the solvers allocate it once per search
     Jb, Jsb, esb = np.full((big, n), np.nan), np.full((big, n), np.nan), np.full(big, np.nan)
     Jb[:rows], Jsb[:srows], esb[:srows] = J, Js, es
     dq = dq0.copy()
-    null_space_step(Jb, rows, Jsb, esb, srows, n, lam, mu, dq, null_space_scratch(big, n))
+    null_space_step(Jb, rows, Jsb, esb, srows, n, lam, mu, 0.5, dq, null_space_scratch(big, n))
     np.testing.assert_allclose(dq, dq0 + N @ z, rtol=1e-8, atol=1e-10)
 
 

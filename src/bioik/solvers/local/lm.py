@@ -4,7 +4,10 @@ Each iteration: exact FK and Jacobians, stacked weighted residuals e of the prim
 E = ½‖e‖², a damped step dq = −(JᵀJ + λI)⁻¹Jᵀe with λ = k·E (large errors: short,
 gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), every step
 accepted, then clamped to the joint limits; secondary goals add their best step within
-the null space of the primary goals (task priority), so they steer without disturbing. An attempt restarts from a uniform random
+the null space of the primary goals (task priority), at most `ratio` times as long as the
+primary step (`null_space_step`: unbounded, its curvature error kept the primary goals from
+converging); the ratio starts at 8 and shrinks 4× (to 0.5) after each step that fails to cut
+E, which then counts as no stall (`shrink_secondary_bound`), so they steer without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
 `attempt_iterations` steps. The search ends at the first configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
@@ -23,7 +26,8 @@ from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
-from bioik.solvers.core.linalg import damped_step, null_space_scratch, null_space_step, stack_residuals
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, SECONDARY_RATIO_MIN, damped_step, null_space_scratch,
+                                       null_space_step, shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import random_configuration
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
@@ -92,6 +96,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     attempt_max = int(settings[SETTING.attempt_iterations])
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
+    ratio = SECONDARY_RATIO_MAX if has_secondary else SECONDARY_RATIO_MIN  # kept across restarts
     qc = q.copy()
     best = q.copy()
     best_E = np.inf
@@ -112,6 +117,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             success = True
             break
         it += 1
+        ratio, E_prev = shrink_secondary_bound(ratio, E, E_prev, stall_ratio)
         move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
         if move == STOP:
             break
@@ -126,7 +132,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             dq[:] = 0.0
         if has_secondary:  # secondary goals act in the null space of the primary ones
             srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, es, Js, True)
-            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)
         for i in range(n):
             x = qc[i] + dq[i]
             qc[i] = min(max(x, lo[i]), hi[i])

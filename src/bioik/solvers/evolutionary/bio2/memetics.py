@@ -27,7 +27,8 @@ from bioik.goals.acceptance import goal_errors
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.clock import now
-from bioik.solvers.core.linalg import damped_step, null_space_step, stack_residuals
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, SECONDARY_RATIO_MIN, damped_step, null_space_step,
+                                       shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import uniform
 from bioik.solvers.evolutionary.bio2.model import goal_model, model_cost, offsets, score
 
@@ -245,7 +246,8 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
 @njit(**KERNEL)
 def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken) on the
-    exact residual Jacobians of the primary goals, secondary goals in their null space,
+    exact residual Jacobians of the primary goals, secondary goals in their null space
+    (their step bounded by the primary one as in `lm`),
     from x for up to `iterations` steps, until the cost fails to fall below
     stall_ratio × its previous value twice in a row (as an `lm` attempt), from x = ex.x0.
     x ends at the best point seen, with its exact frames and Jacobians in ex.frames0 and
@@ -261,6 +263,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     E_best = np.inf
     E_prev = np.inf
     stalls = 0
+    ratio = SECONDARY_RATIO_MAX if has_secondary else SECONDARY_RATIO_MIN
     for it in range(iterations + 1):
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
         rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, e, Je, False)
@@ -272,6 +275,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
             E_best = E
             for v in range(n):
                 x[v] = xt[v]
+        ratio, E_prev = shrink_secondary_bound(ratio, E, E_prev, stall_ratio)
         stalls = stalls + 1 if E > stall_ratio * E_prev else 0
         if stalls >= 2 or it == iterations or ((it & 31) == 31 and now() > deadline):
             break
@@ -281,7 +285,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
             break
         if has_secondary:
             srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, es, Js, True)
-            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, dq, ns)
+            null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)
         for v in range(n):
             xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])
     if E_best < E:
