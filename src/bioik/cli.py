@@ -140,11 +140,11 @@ def _scene(text: str):
 
 def cmd_reach(args) -> int:
     """A reachability study of an object's surface: solve, store, report, picture."""
-    import sys
     from pathlib import Path
 
     import bioik
     from bioik.bench import reach
+    from bioik.bench.progress import progress_bar
 
     robot = _robot(args)
     tip = args.tip or robot.tips[0]
@@ -165,18 +165,14 @@ def cmd_reach(args) -> int:
     study = reach.Study(args.robot, robot.fingerprint, tip, str(args.object), on, args.samples, args.seed,
                         args.solver or bioik.solvers.DEFAULT_SOLVER, args.timeout, args.standoff)
     store = reach.ReachStore(args.db, study)
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if tty and (done == total or done % max(total // 100, 1) == 0):
-            print(f"\rreach: {done}/{total} points", end="" if done < total else "\n", file=sys.stderr, flush=True)
-
+    bar = progress_bar("reach", study.samples, len(store.done()), unit="point")
     try:
-        reach.run(store, robot, study, scene, progress)
+        reach.run(store, robot, study, scene, lambda done, total: bar.update(done - bar.n))
     except KeyboardInterrupt:
         print("\ninterrupted: solved points are kept; run the same command again to resume", file=sys.stderr)
         return 130
     finally:
+        bar.close()
         print(reach.report(study, reach.coverage(store)))
         out = reach.picture(store, study, args.out or Path(args.db).with_suffix(".png"))
         store.close()

@@ -32,7 +32,6 @@ function, and its answers are checked here like every solver's.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ import numpy as np
 
 import bioik
 from bioik.bench import peers
+from bioik.bench.progress import progress_bar
 from bioik.bench.scenes import DECOUPLED, SceneProblem, decoupled_function
 from bioik.bench.store import ResultRow, ResultStore
 from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
@@ -49,7 +49,6 @@ from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, che
 from bioik.kinematics.robot import Robot
 
 WARMUP_SOLVES = 5
-PROGRESS_INTERVAL_S = 1.0
 #: Most seconds of committed rows that live only in the store's write-ahead log while a run
 #: goes on (also bounded by `store.WAL_AUTOCHECKPOINT`): what a copy of the .db without its
 #: -wal may lack after a SIGKILL. A checkpoint costs ~10 ms (an fsync), between timed solves:
@@ -136,37 +135,6 @@ def _start(seed_mode: str, i: int, targets: Targets, solutions: dict[int, list[f
     return targets.seeds[i]
 
 
-class _Progress:
-    """A one-line progress report on stderr, at most once per PROGRESS_INTERVAL_S (long runs only)."""
-
-    def __init__(self, label: str, total: int):
-        self.label, self.total = label, total
-        self.last = time.monotonic()
-        self.shown = False
-
-        self.done = self.ran = self.solved = 0
-
-    def update(self, done: int, ran: int, solved: int) -> None:
-        self.done, self.ran, self.solved = done, ran, solved
-        now = time.monotonic()
-        if now - self.last >= PROGRESS_INTERVAL_S:
-            self.last, self.shown = now, True
-            self._print()
-
-    def _print(self) -> None:
-        """Rewrite the line on a terminal, else one line per report (readable in logs)."""
-        tty = sys.stderr.isatty()
-        line = f"{self.label}: {self.done}/{self.total} targets done, {self.solved}/{self.ran} solved in this run"
-        print("\r" + line if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        """Show the final count and end the line, if anything was shown."""
-        if self.shown:
-            self._print()
-            if sys.stderr.isatty():
-                print(file=sys.stderr, flush=True)
-
-
 def run_experiment(
     store: ResultStore,
     robot: Robot,
@@ -240,7 +208,7 @@ def run_experiment(
     done = store.done(eid)
     solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}
     summary = RunSummary(eid, len(targets), skipped=len(done))
-    progress = _Progress(f"{robot_name}/{test}/{solver}", len(targets))
+    progress = progress_bar(f"{robot_name}/{test}/{solver}", len(targets), len(done))
     tol = tolerances(test)
     checkpointed = time.monotonic()
     try:
@@ -263,7 +231,8 @@ def run_experiment(
             solutions[i] = solution
             summary.ran += 1
             summary.solved += ok
-            progress.update(summary.skipped + summary.ran, summary.ran, summary.solved)
+            progress.set_postfix_str(f"{summary.solved}/{summary.ran} solved", refresh=False)
+            progress.update(1)
             if time.monotonic() - checkpointed >= CHECKPOINT_INTERVAL_S:
                 store.checkpoint(wait=False)
                 checkpointed = time.monotonic()
