@@ -63,8 +63,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,6 +73,7 @@ import numpy as np
 
 import bioik
 from bioik import scenes
+from bioik.bench.progress import progress_bar
 from bioik.bench.targets import OPENING_GOAL_SETS, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
@@ -284,11 +283,13 @@ def make_targets(name: str, n: int = 1000, jobs: int = 1, progress: bool = True)
     rng = np.random.default_rng(TARGET_SEED)
     kept: list[tuple[np.ndarray, np.ndarray]] = []
     dropped = {"self_collision": 0} if not scenario.patches else {"contact": 0, "witness": 0}
-    tried, t0 = 0, time.monotonic()
+    tried = 0
+    bar = progress_bar(name, n, unit="target") if progress else None
 
     def report():
-        if progress:
-            print(f"\r{name}: {len(kept)}/{n} kept of {tried} tried ({time.monotonic() - t0:.0f} s)", end="", file=sys.stderr, flush=True)
+        if bar is not None:
+            bar.set_postfix_str(f"{tried} tried", refresh=False)
+            bar.update(len(kept) - bar.n)
 
     if not scenario.patches:  # Random: a configuration free of self-collision is its own witness
         check = SceneCheck.of(robot, scenario)
@@ -322,8 +323,8 @@ def make_targets(name: str, n: int = 1000, jobs: int = 1, progress: bool = True)
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
-    if progress:
-        print(file=sys.stderr)
+    if bar is not None:
+        bar.close()
     info = {
         "scenario": name, "robot": scenes.ROBOT, "tip": scenes.TIP, "seed": TARGET_SEED, "candidates": CANDIDATES,
         "tried": tried, "kept": len(kept), "dropped": dropped, "solver": WITNESS_SOLVER,
