@@ -39,7 +39,7 @@ Their other parameters (wipeout_probability, momentum_mix, memetic_step, lm_damp
 lm_stall_ratio; not in the table) stay at their defaults unless given a range. Note
 bioik's default `threads` is 1, not BioIK 2's 4 (see `bio2.DEFAULTS`), so trial 0 uses 1.
 Other solvers tune all their DEFAULTS with ranges derived from the default d: an integer
-d > 0 → d//4 … 4d (at least 1), 0 → 0 … 10; a float d > 0 → log-uniform d/10 … 10d,
+d > 0 → d//4 … 4d (at least 1), 0 → 0 … 10, a switch (1 on, 0 off) → 0 … 1; a float d > 0 → log-uniform d/10 … 10d,
 capped at 1 when d < 1 (ratios, scales, dampings); anything else needs an explicit range.
 `--space NAME=LO:HI[:log]` sets or adds a range (integers when LO and HI are), and
 `--param NAME=VALUE` fixes a parameter (not tuned, used by every trial, the defaults'
@@ -60,6 +60,7 @@ from typing import Any
 import bioik
 from bioik.bench.runner import SolveFn
 from bioik.bench.store import ResultRow
+from bioik.solvers.core.params import SPECS, SWITCH
 
 #: [E Table 8.10]: (name, lower, upper); an upper bound given as a name is that parameter's
 #: value in the same trial (elite_count ≤ population_size).
@@ -122,6 +123,8 @@ def default_range(name: str, default: Any) -> Range:
     if isinstance(default, bool) or not isinstance(default, (int, float)) or not math.isfinite(default):
         raise ValueError(f"no range can be derived for parameter {name!r} (default {default!r}); "
                          f"give --space {name}=LO:HI or fix it with --param {name}=VALUE")
+    if SPECS.get(name) is SWITCH:
+        return Range(name, 0, 1, integer=True)
     if isinstance(default, int):
         if default < 0:
             raise ValueError(f"no range can be derived for parameter {name!r} (default {default}); give --space {name}=LO:HI")

@@ -80,6 +80,7 @@ OPTIONAL_COUNT = Spec(True, 0, MAX_COUNT)  # zero switches the step off
 WEIGHT = Spec(False, 0, MAX_WEIGHT, low_open=True)
 FRACTION = Spec(False, 0, 1)
 POSITIVE_FRACTION = Spec(False, 0, 1, low_open=True)
+SWITCH = Spec(True, 0, 1)  # 1 on, 0 off
 
 SPECS: dict[str, Spec] = {
     # local solvers (lm, jac, kdl, nullspace, gd, trac's kdl)
@@ -97,6 +98,10 @@ SPECS: dict[str, Spec] = {
     # BioIK 1 ([S] uses a population of 12; one generation of 1000 takes ≈ 0.5 ms)
     "population": Spec(True, 2, MAX_POPULATION),
     "elites": Spec(True, 0, MAX_POPULATION),
+    "random_weights": SWITCH,  # its components, to measure each one's share [S 5.4]
+    "adoption": SWITCH,
+    "exploitation": SWITCH,
+    "wipes": SWITCH,
     # BioIK 2 (tuned within [E Table 8.10]: population ≤ 20, children ≤ 100, islands ≤ 8,
     # species ≤ 20, generations ≤ 50; the ranges below leave 10–50× room beyond that)
     "population_size": Spec(True, 1, MAX_POPULATION),
