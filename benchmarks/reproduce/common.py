@@ -1,0 +1,199 @@
+"""What every reproduction script shares: a source's protocol, resumable runs, the table cells.
+
+A `Protocol` is one cell of a source table as the source measured it: robot, solver, number
+of FK targets, timeout, the tolerances of success, where each solve starts. `run` solves its
+targets one by one and stores a row per target in SQLite (`reproduce.db` beside this file by
+default), so an interrupted run resumes where it stopped and a finished one is only read. Rows are
+found by their protocol, not by bioik's version: after changing a solver, delete its rows
+(or the file) to measure it again.
+Success is checked here from the returned q (position and rotation error of the tip within
+the protocol's tolerances, q within limits), never taken from the solver. `cell` prints our
+figure with its 95 % Wilson interval; `write_section` puts a script's table into
+RESULTS.md between markers of its own, so scripts can run in any order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import binomtest, fisher_exact
+
+import bioik
+from bioik.bench.progress import progress_bar
+from bioik.bench.targets import pose_errors
+
+HERE = Path(__file__).resolve().parent
+DB = HERE / "reproduce.db"
+RESULTS = HERE / "RESULTS.md"
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One measurement: `targets` FK targets of `robot`'s tip (uniform random configurations,
+    RNG `seed`), each solved by `solver` within `timeout` seconds (and `max_iterations`, if
+    given) from `start`: "random" (an independent uniform draw per target, [R 3.2]) or
+    "centre" (the middle of the joint limits, the robot's default posture). Success: tip
+    position error ≤ `position_tolerance` m and, for a pose goal, rotation error ≤
+    `rotation_tolerance` rad. `params`: the solver's parameters, as (name, value) pairs."""
+
+    robot: str
+    solver: str
+    targets: int = 1000
+    timeout: float = 0.005
+    position_tolerance: float = 1e-5
+    rotation_tolerance: float = 1e-5
+    start: str = "random"
+    goal: str = "pose"
+    params: tuple[tuple[str, float], ...] = ()
+    max_iterations: int | None = None
+    seed: int = 0
+
+    def key(self) -> str:
+        """The protocol as stored in the database (its rows are found by it)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+@dataclass
+class Outcome:
+    """The rows of a protocol: per target success, wall time (s), iterations, errors."""
+
+    success: np.ndarray
+    time: np.ndarray
+    iterations: np.ndarray
+    position_error: np.ndarray = field(repr=False)
+    rotation_error: np.ndarray = field(repr=False)
+
+    @property
+    def rate(self) -> float:
+        return float(self.success.mean())
+
+    def interval(self) -> tuple[float, float]:
+        """95 % Wilson interval of the success rate."""
+        ci = binomtest(int(self.success.sum()), len(self.success)).proportion_ci(0.95, method="wilson")
+        return ci.low, ci.high
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE IF NOT EXISTS rows (protocol TEXT, target INTEGER, success INTEGER, time REAL,"
+                " iterations INTEGER, position_error REAL, rotation_error REAL, PRIMARY KEY (protocol, target))")
+    return con
+
+
+def _problem(p: Protocol) -> tuple[bioik.Robot, str, np.ndarray, np.ndarray]:
+    """The robot, its tip, the target poses and the start of every solve (same for any solver)."""
+    robot = bioik.load_robot(p.robot)
+    tip = robot.tips[0]
+    rng = np.random.default_rng(p.seed)
+    poses = robot.fk(robot.random_configuration(rng, p.targets), links=[tip])[:, 0]
+    if p.start == "random":
+        starts = robot.random_configuration(rng, p.targets)
+    elif p.start == "centre":
+        starts = np.tile(0.5 * (robot.lower + robot.upper), (p.targets, 1))
+    else:
+        raise ValueError(f"unknown start {p.start!r}; known: random, centre")
+    return robot, tip, poses, starts
+
+
+def _goal(p: Protocol, tip: str, T: np.ndarray) -> bioik.Goal:
+    return bioik.PoseGoal(tip, T) if p.goal == "pose" else bioik.PositionGoal(tip, T[:3, 3])
+
+
+def run(p: Protocol, db: Path = DB, label: str = "") -> Outcome:
+    """The outcome of protocol `p`, solving the targets not yet in `db` (one row each)."""
+    con = _connect(db)
+    key = p.key()
+    done = {t for (t,) in con.execute("SELECT target FROM rows WHERE protocol = ?", (key,))}
+    todo = [i for i in range(p.targets) if i not in done]
+    if todo:
+        robot, tip, poses, starts = _problem(p)
+        params = dict(p.params)
+        kw = dict(timeout=p.timeout, solver=p.solver, max_iterations=p.max_iterations,
+                  position_tolerance=p.position_tolerance, rotation_tolerance=p.rotation_tolerance, **params)
+        bioik.solve(robot, [_goal(p, tip, poses[0])], seed=starts[0], **kw)  # compile / load before timing
+        bar = progress_bar(label or f"{p.robot} {p.solver}", p.targets, len(done))
+        for i in todo:
+            t = time.perf_counter()
+            res = bioik.solve(robot, [_goal(p, tip, poses[i])], seed=starts[i], random_seed=p.seed + i, **kw)
+            elapsed = time.perf_counter() - t
+            dp, dr = pose_errors(robot, tip, poses[i], res.q)
+            ok = robot.within_limits(res.q) and dp <= p.position_tolerance and (p.goal != "pose" or dr <= p.rotation_tolerance)
+            if res.success and not ok:
+                raise AssertionError(f"{p.solver} reported success for a wrong answer on {p.robot}, target {i}")
+            con.execute("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (key, i, int(ok), elapsed, res.iterations, dp, dr))
+            bar.update()
+            if i % 50 == 0:
+                con.commit()
+        bar.close()
+        con.commit()
+    rows = np.array(con.execute("SELECT success, time, iterations, position_error, rotation_error FROM rows"
+                                " WHERE protocol = ? AND target < ? ORDER BY target", (key, p.targets)).fetchall())
+    con.close()
+    return Outcome(rows[:, 0].astype(bool), rows[:, 1], rows[:, 2].astype(int), rows[:, 3], rows[:, 4])
+
+
+def rate_cell(o: Outcome) -> str:
+    """"92.5 % [90.6, 94.0]": our success rate with its 95 % interval."""
+    lo, hi = o.interval()
+    return f"{100 * o.rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def time_cell(o: Outcome) -> str:
+    """The mean wall time of all solves in ms (failures count at the time they took)."""
+    return f"{1e3 * o.time.mean():.2f} ms"
+
+
+def compare(a: Outcome, b: Outcome) -> str:
+    """"worse", "better" or "no significant difference": a's success rate against b's
+    (Fisher's exact test, two-sided, 5 %)."""
+    sa, sb = int(a.success.sum()), int(b.success.sum())
+    p = fisher_exact([[sa, len(a.success) - sa], [sb, len(b.success) - sb]]).pvalue
+    if p >= 0.05:
+        return f"no significant difference (p = {p:.2f})"
+    return f"{'worse' if a.rate < b.rate else 'better'} (p = {p:.1g})"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def publish(name: str, title: str, explanation: str, header: list[str], rows: list[list[str]], results: Path) -> str:
+    """A script's section — "## title", the explanation, the table — written into
+    `results` (`write_section`) and returned."""
+    text = f"## {title}\n\n{explanation}\n\n{table(header, rows)}"
+    write_section(name, text, results)
+    return text
+
+
+def write_section(name: str, text: str, results: Path = RESULTS) -> None:
+    """Put `text` into `results` between the markers of section `name` (added at the end
+    the first time; the sections stay in the order they were first written)."""
+    begin, end = f"<!-- {name} begin -->", f"<!-- {name} end -->"
+    old = results.read_text() if results.exists() else "# Reproductions: source vs bioik\n"
+    block = f"{begin}\n{text.strip()}\n{end}"
+    if begin in old:
+        head, rest = old.split(begin, 1)
+        new = head + block + rest.split(end, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + block + "\n"
+    results.write_text(new)
+
+
+def arguments(doc: str, targets: int) -> argparse.Namespace:
+    """The options every script takes: --targets (per cell), --db, --results."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--targets", type=int, default=targets, help=f"FK targets per cell (default {targets})")
+    ap.add_argument("--db", type=Path, default=DB, help="SQLite file of the rows (resumable)")
+    ap.add_argument("--results", type=Path, default=RESULTS, help="the markdown file the table goes into")
+    return ap.parse_args()
+
