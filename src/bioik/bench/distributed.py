@@ -2,7 +2,8 @@
 bench tune` and `bioik reach`; needs the `[dist]` extra: dask.distributed).
 
 ADDRESS is a running scheduler (`tcp://host:8786`, started with `dask scheduler` and
-`dask worker` on the machines) or `local`: a `LocalCluster` of `--workers` processes on this
+`dask worker tcp://host:8786 --nthreads 1` on the machines: one thread per process, as the
+solves are timed) or `local`: a `LocalCluster` of `--workers` processes on this
 machine (default: one per CPU), one thread each, started for the command and stopped after.
 The workers import bioik themselves: on another machine it must be installed there (the same
 version). The robot, targets and scene go to them as this process loaded them, but the
@@ -10,10 +11,10 @@ collision meshes a URDF names are read where they are needed (scene tests, reach
 another machine they must be at the same path (the bundled robots' are in the package).
 
 The work goes out as chunks of targets (`--chunk-size`, default: about four chunks per
-worker, at most `MAX_CHUNK`). A task solves its chunk and returns the rows; only the client
+worker thread, at most `MAX_CHUNK`). A task solves its chunk and returns the rows; only the client
 writes them into the one SQLite file, a chunk in one transaction, as chunks finish. Each
 worker makes a job ready once — loads or compiles the solver's kernels and warms it up
-(`runner.Job.ready`) — and keeps it for the job's later chunks (`_ready`), so the timed
+(`runner.Job.ready`) — and keeps it for the job's later chunks (`_run`), so the timed
 solves of a worker are as warm as those of a local run. When a worker dies, the scheduler
 runs its unfinished chunks again elsewhere: a chunk's rows reach the client once, whole or
 not at all, so no target is lost or stored twice; Ctrl-C cancels what is still out, and
@@ -28,6 +29,7 @@ import argparse
 import logging
 import math
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
@@ -35,13 +37,14 @@ from typing import Any
 
 #: The most targets in one chunk (a killed worker's lost work, the client's wait for rows).
 MAX_CHUNK = 500
-#: Chunks per worker when --chunk-size is not given (some slack for uneven chunks).
+#: Chunks per worker thread when --chunk-size is not given (some slack for uneven chunks).
 CHUNKS_PER_WORKER = 4
 #: Jobs a worker keeps ready (a tune study makes one per trial).
 KEEP_READY = 8
 INSTALL_HINT = "pip install 'bioik[dist]'"
 
 _READY: OrderedDict[tuple, Callable[[Any], Any]] = OrderedDict()
+_READY_LOCK = threading.Lock()
 
 
 def add_arguments(parser: argparse.ArgumentParser, chunks: bool = True) -> None:
@@ -53,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser, chunks: bool = True) -> None:
     if chunks:
         parser.add_argument("--chunk-size", type=int, metavar="N",
                             help=f"targets per task with --scheduler (default: about {CHUNKS_PER_WORKER} tasks per "
-                                 f"worker, at most {MAX_CHUNK})")
+                                 f"worker thread, at most {MAX_CHUNK})")
 
 
 def cluster_options(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -100,15 +103,16 @@ class DaskPool:
         self._chunk_size = chunk_size
 
     @property
-    def workers(self) -> int:
-        """The cluster's workers now (at least 1: a cluster may still be starting them)."""
-        return max(1, len(self.client.nthreads()))
+    def slots(self) -> int:
+        """How many tasks the cluster runs at once now: its worker threads (at least 1: a
+        cluster may still be starting its workers)."""
+        return max(1, sum(self.client.nthreads().values()))
 
     def chunk_size(self, n: int) -> int:
-        """Targets per chunk for `n` targets: --chunk-size, else about CHUNKS_PER_WORKER per worker."""
+        """Targets per chunk for `n` targets: --chunk-size, else about CHUNKS_PER_WORKER per slot."""
         if self._chunk_size is not None:
             return self._chunk_size
-        return max(1, min(MAX_CHUNK, math.ceil(n / (CHUNKS_PER_WORKER * self.workers))))
+        return max(1, min(MAX_CHUNK, math.ceil(n / (CHUNKS_PER_WORKER * self.slots))))
 
     def map(self, job: Any, chunks: list[Any]) -> Iterator[Any]:
         """`job.ready()(chunk)` of every chunk on the workers, yielded as they finish; what is
@@ -156,12 +160,14 @@ class DaskPool:
 
 def _run(job: Any, chunk: Any) -> Any:
     """A worker's task: `chunk` solved by `job`, made ready once per worker process."""
-    ready = _READY.get(job.key)
+    with _READY_LOCK:
+        ready = _READY.get(job.key)
+        if ready is not None:
+            _READY.move_to_end(job.key)
     if ready is None:
-        ready = job.ready()
-        _READY[job.key] = ready
-        if len(_READY) > KEEP_READY:
-            _READY.popitem(last=False)
-    else:
-        _READY.move_to_end(job.key)
+        ready = job.ready()  # outside the lock: a worker's other threads go on meanwhile
+        with _READY_LOCK:
+            _READY[job.key] = ready
+            while len(_READY) > KEEP_READY:
+                _READY.popitem(last=False)
     return ready(chunk)

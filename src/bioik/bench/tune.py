@@ -257,7 +257,7 @@ def tune(
     function timed (as in `runner.run_experiment`; tests pass one with an iteration budget).
     A progress bar counts the trials on a terminal; `log` gets a line per trial. With a
     `pool` (`bioik.bench.distributed.DaskPool`) trials run on its workers, as many at once as
-    it has. `storage` is the study's SQLAlchemy URL (default: the SQLite file `db`).
+    they have threads. `storage` is the study's SQLAlchemy URL (default: the SQLite file `db`).
     Ctrl-C stops after marking the running trials failed: result.interrupted.
     """
     from bioik.bench.runner import fixed_seed, open_experiment, store_rows, warm_up
@@ -388,7 +388,7 @@ def tune(
 
 def _optimize_on(pool: DaskPool, st: Any, n: int, open_trial: Callable[[Any], Any],
                  finish: Callable[[Any, Any, Iterable[list[ResultRow]]], float], progress: Callable[[Any, Any], None]) -> None:
-    """Run `n` trials of study `st` on the pool's workers, as many at once as it has workers:
+    """Run `n` trials of study `st` on the pool's workers, as many at once as it has slots:
     each trial is asked here when a worker is free (`open_trial` opens its experiment), its
     missing targets are solved as one chunk on a worker, and `finish` stores its rows here and
     scores them for the study. An error or Ctrl-C marks the trials still running failed."""
@@ -404,7 +404,7 @@ def _optimize_on(pool: DaskPool, st: Any, n: int, open_trial: Callable[[Any], An
             yield opened.job, opened.chunk, (trial, opened)
 
     try:
-        for (trial, opened), rows in pool.unordered(tasks(), width=pool.workers):
+        for (trial, opened), rows in pool.unordered(tasks(), width=pool.slots):
             value = finish(trial, opened, [rows])
             del running[trial.number]
             progress(st, st.tell(trial, value))
