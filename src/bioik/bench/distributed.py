@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser, chunks: bool = True) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a dask cluster: a scheduler address (tcp://host:8786) or 'local' (a LocalCluster "
                              f"on this machine); needs {INSTALL_HINT}. Default: in this process")
-    parser.add_argument("--workers", type=int, help="worker processes of --scheduler local (default: one per CPU)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes of --scheduler local (default: one per CPU)")
     if chunks:
         parser.add_argument("--chunk-size", type=int, metavar="N",
                             help=f"targets per task with --scheduler (default: about {CHUNKS_PER_WORKER} tasks per "
