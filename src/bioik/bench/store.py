@@ -12,7 +12,8 @@ callback (each row's callback_calls then counts its calls, [E 6]), 0 if the solv
 without one (callback_calls 0).
 
 Each result row is committed in its own transaction (a distributed run's chunk of rows in
-one): a run stopped at any point leaves only whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
+one): a run stopped at any point leaves only whole rows, and (experiment, target_index) is
+the primary key, so nothing is duplicated.
 While a run writes, the file is in write-ahead-log mode. The log is checkpointed into the
 `.db` every WAL_AUTOCHECKPOINT log pages (by SQLite), by the runner every
 `runner.CHECKPOINT_INTERVAL_S`, at the end of each experiment and when a run is interrupted
