@@ -175,3 +175,11 @@ def test_without_dask_the_error_names_the_extra(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install 'bioik[dist]'" in err[0]
     assert not (tmp_path / "r.db").exists()
+
+
+def test_a_complete_experiment_sends_nothing(pool, ur5, tmp_path, monkeypatch):
+    db = tmp_path / "r.db"
+    _run(db, ur5, pool=pool)
+    monkeypatch.setattr(pool.client, "submit", lambda *a, **kw: pytest.fail("a task for a complete experiment"))
+    summary = _run(db, ur5, pool=pool)
+    assert (summary.skipped, summary.ran) == (N, 0)

@@ -79,6 +79,9 @@ def cluster_options(args: argparse.Namespace) -> dict[str, Any] | None:
 class DaskPool:
     """A dask client: chunks run on its cluster's workers (a `runner.Pool`).
 
+    A script that starts a LocalCluster needs the `if __name__ == "__main__":` guard: its
+    workers are spawned processes, which import the script's main module.
+
     Args:
         address: a scheduler address, or "local" to start a LocalCluster here.
         workers: the LocalCluster's worker processes (default: one per CPU).

@@ -190,8 +190,10 @@ class Chunk:
         return len(self.indices)
 
     def split(self, size: int) -> list[Chunk]:
-        """Chunks of at most `size` targets; one in `warm` mode (each solve starts from the
-        previous answer, so the targets are solved one after the other)."""
+        """Chunks of at most `size` targets (none for no target); one in `warm` mode (each
+        solve starts from the previous answer, so the targets are solved one after the other)."""
+        if not self.indices:
+            return []
         if self.seed_mode == "warm" or len(self) <= size:
             return [self]
         return [Chunk(self.indices[k:k + size], self.poses[k:k + size], self.seeds[k:k + size], self.seed_mode, {})
