@@ -7,7 +7,7 @@ import atexit
 import gc
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
@@ -144,6 +144,7 @@ def cmd_reach(args) -> int:
 
     import bioik
     from bioik.bench import reach
+    from bioik.bench.distributed import cluster_options
     from bioik.bench.progress import progress_bar
 
     robot = _robot(args)
@@ -162,20 +163,27 @@ def cmd_reach(args) -> int:
         raise ValueError(f"--on {unknown[0]!r}: no such obstacle in {args.object} (it has {', '.join(scene.names)})")
     if args.samples < 1 or not args.timeout > 0 or not args.standoff >= 0:
         raise ValueError(f"--samples must be ≥ 1, --timeout > 0 and --standoff ≥ 0; got {args.samples}, {args.timeout}, {args.standoff}")
+    cluster = cluster_options(args)
     study = reach.Study(args.robot, robot.fingerprint, tip, str(args.object), on, args.samples, args.seed,
                         args.solver or bioik.solvers.DEFAULT_SOLVER, args.timeout, args.standoff)
-    store = reach.ReachStore(args.db, study)
-    bar = progress_bar("reach", study.samples, len(store.done()), unit="point")
-    try:
-        reach.run(store, robot, study, scene, lambda done, total: bar.update(done - bar.n))
-    except KeyboardInterrupt:
-        print("\ninterrupted: solved points are kept; run the same command again to resume", file=sys.stderr)
-        return 130
-    finally:
-        bar.close()
-        print(reach.report(study, reach.coverage(store)))
-        out = reach.picture(store, study, args.out or Path(args.db).with_suffix(".png"))
-        store.close()
+    with ExitStack() as stack:
+        pool = None
+        if cluster is not None:  # before the study file: a missing dask writes nothing
+            from bioik.bench.distributed import DaskPool
+
+            pool = stack.enter_context(DaskPool(**cluster))
+        store = reach.ReachStore(args.db, study)
+        bar = progress_bar("reach", study.samples, len(store.done()), unit="point")
+        try:
+            reach.run(store, robot, study, scene, lambda done, total: bar.update(done - bar.n), pool)
+        except KeyboardInterrupt:
+            print("\ninterrupted: solved points are kept; run the same command again to resume", file=sys.stderr)
+            return 130
+        finally:
+            bar.close()
+            print(reach.report(study, reach.coverage(store)))
+            out = reach.picture(store, study, args.out or Path(args.db).with_suffix(".png"))
+            store.close()
     print(f"picture: {out}")
     return 0
 
@@ -204,6 +212,8 @@ def cmd_robots(args) -> None:
 def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     """The `bioik` parser. bench=False leaves out the arguments of `bioik bench …`: they come
     from the benchmark's modules (`bioik.bench.cli`), which `main` imports only for that command."""
+    from bioik.bench.distributed import add_arguments as add_cluster_arguments
+
     p = argparse.ArgumentParser(prog="bioik", description="Inverse kinematics toolkit.")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -252,6 +262,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     rc.add_argument("--timeout", type=float, default=0.01, help="seconds per pose (default 0.01)")
     rc.add_argument("--standoff", type=float, default=0.01, help="tool distance from the surface, m (default 0.01)")
     rc.add_argument("--seed", type=int, default=0, help="sampling and solving seed (default 0)")
+    add_cluster_arguments(rc)
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")

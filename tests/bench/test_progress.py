@@ -3,6 +3,8 @@
 import io
 import sys
 
+import pytest
+
 from bioik.bench.progress import progress_bar
 
 
@@ -28,3 +30,19 @@ def test_a_pipe_or_log_gets_nothing(monkeypatch):
     bar.update(5)
     bar.close()
     assert out.getvalue() == ""
+
+
+def test_tune_counts_its_trials_on_a_terminal_with_its_lines_above(monkeypatch, tmp_path):
+    pytest.importorskip("optuna")
+    from bioik.bench.tune import tune
+
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    tune(str(tmp_path / "t.db"), "ur5", "fkik", "lm", 2, n_targets=3, timeout=0.005)
+    text = out.getvalue()
+    assert "tune ur5-fkik-lm" in text and "2/2" in text and ("trial/s" in text or "s/trial" in text) and "best" in text
+    assert "trial 1 [2/2]" in text  # the per-trial lines stay
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    tune(str(tmp_path / "t.db"), "ur5", "fkik", "lm", 3, n_targets=3, timeout=0.005)
+    assert "trial 2 [3/3]" in pipe.getvalue() and "tune ur5-fkik-lm" not in pipe.getvalue()  # lines, no bar

@@ -2,19 +2,18 @@
 
 Modules: `targets` (target generation), `store` (the results database), `runner` (timed,
 self-checked solves), `report` (markdown tables), `plot` (cumulative solve-rate plots).
-`BenchError` and `ResultStore` are imported on first use: every `bioik` command builds the
-`bench` command's parser (`bioik.bench.cli`), which needs only the test names, and the
-results database module (sqlite3) would slow the others' start.
+What this package exports is imported on first use: every `bioik` command builds the
+parser of `bioik reach` (its cluster options come from `bioik.bench.distributed`), and the
+targets and results database modules would slow the others' start.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bioik.bench.targets import TESTS, Targets, generate
-
 if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik.bench.store import BenchError, ResultStore
+    from bioik.bench.targets import TESTS, Targets, generate
 
 __all__ = ["TESTS", "BenchError", "ResultStore", "Targets", "generate"]
 
@@ -24,4 +23,8 @@ def __getattr__(name: str) -> Any:
         from bioik.bench import store
 
         return getattr(store, name)
+    if name in ("TESTS", "Targets", "generate"):
+        from bioik.bench import targets
+
+        return getattr(targets, name)
     raise AttributeError(f"module 'bioik.bench' has no attribute {name!r}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,13 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     params = dict(args.param or [])
     if params and all(is_peer(s) for s in solvers):
         raise ValueError("--param sets bioik solver parameters; peer solvers (peer:NAME) take none")
+    if args.max_iterations is not None:
+        if args.max_iterations < 1:
+            raise ValueError(f"--max-iterations must be ≥ 1; got {args.max_iterations}")
+        if "decoupled" in solvers or all(is_peer(s) for s in solvers):
+            raise ValueError("--max-iterations bounds bioik's solvers; peers have no iteration budget, and decoupled "
+                             "takes --param max_attempts=N")
+        params["max_iterations"] = args.max_iterations
     return Plan(args.robot or [], tests, solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
                 0.005 if args.timeout is None else args.timeout, 0 if args.seed is None else args.seed, args.seed_mode,
@@ -205,10 +213,11 @@ def _plan(args: argparse.Namespace) -> Plan:
                                     ("--goal-set", args.goal_set), ("--solver", args.solver),
                                     ("--param", args.param), ("--targets", args.targets), ("--timeout", args.timeout),
                                     ("--seed", args.seed), ("--seed-mode", args.seed_mode), ("--seed-config", args.seed_config),
-                                    ("--no-callback", args.callback))
+                                    ("--no-callback", args.callback), ("--max-iterations", args.max_iterations))
              if value is not None]
     if given:
-        raise ValueError(f"{args.experiment}: with an experiment file only --db may be given; got {', '.join(given)}")
+        raise ValueError(f"{args.experiment}: with an experiment file only --db may be given (and how to run it: "
+                         f"--scheduler, --workers, --chunk-size); got {', '.join(given)}")
     return _plan_from_toml(args.experiment, args.db)
 
 
@@ -287,8 +296,10 @@ def _run(args: argparse.Namespace) -> int:
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import generate
 
+    from bioik.bench.distributed import cluster_options
     from bioik.bench.peers import PEER_TESTS, is_peer, solve_function
 
+    cluster = cluster_options(args)
     plan = _plan(args)
     try:
         robots, tips, adapters = _check(plan)
@@ -296,7 +307,13 @@ def _run(args: argparse.Namespace) -> int:
         if plan.source is None:
             raise
         raise ValueError(f"{plan.source}: {e.args[0] if isinstance(e, KeyError) and e.args else e}") from None
-    with ResultStore(plan.db, create=True) as store:
+    with ExitStack() as stack:
+        pool = None
+        if cluster is not None:  # before the DB: a missing dask writes nothing
+            from bioik.bench.distributed import DaskPool
+
+            pool = stack.enter_context(DaskPool(**cluster))
+        store = stack.enter_context(ResultStore(plan.db, create=True))
         for test in plan.tests:
             for name in plan.robots_for(test):
                 targets = generate(robots[name], test, plan.targets, plan.seed, tips[name])
@@ -305,11 +322,12 @@ def _run(args: argparse.Namespace) -> int:
                         if test not in PEER_TESTS and name == plan.robots_for(test)[0]:
                             _skip(f"skipping {s} on test {test}: peers run only pose goals on one tip ({', '.join(PEER_TESTS)})")
                         continue  # a robot the peer cannot model was reported by _check
-                    extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) else {}
+                    # a peer's adapter is built here; a worker builds its own
+                    extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) and pool is None else {}
                     try:
                         summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
                                                  plan.params[s], targets=targets, seed_mode=plan.seed_mode,
-                                                 seed_config=plan.seed_config, callback=plan.callback, **extra)
+                                                 seed_config=plan.seed_config, callback=plan.callback, pool=pool, **extra)
                     except GoalSetRefused as e:  # skipped like a peer on a test it cannot run; the others go on
                         _skip(f"skipping {s} on test {test}: {e}")
                         continue
@@ -347,12 +365,20 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     Ctrl-C stops cleanly (exit status 130): finished trials are kept; re-run the same command to resume.
     """
+    from bioik.bench.distributed import cluster_options
     from bioik.bench.tune import parse_range, report, tune
 
     ranges = [parse_range(text) for text in args.space or []]
+    cluster = cluster_options(args)
     try:
-        result = tune(args.db, args.robot, args.test, args.solver, args.trials, args.targets, args.timeout, args.seed,
-                      args.study, ranges, dict(args.param or []), tip=args.tip)
+        with ExitStack() as stack:
+            pool = None
+            if cluster is not None:
+                from bioik.bench.distributed import DaskPool
+
+                pool = stack.enter_context(DaskPool(**cluster))
+            result = tune(args.db, args.robot, args.test, args.solver, args.trials, args.targets, args.timeout, args.seed,
+                          args.study, ranges, dict(args.param or []), tip=args.tip, pool=pool, storage=args.storage)
     except KeyboardInterrupt:
         print("interrupted: finished trials are kept in the DB; re-run the same command to resume", file=sys.stderr)
         return 130
@@ -365,6 +391,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def add_subcommands(bench: argparse.ArgumentParser) -> None:
     """Add the run / report / plot / tune subcommands to the parser of `bioik bench`."""
+    from bioik.bench.distributed import add_arguments as add_cluster_arguments
+
     bsub = bench.add_subparsers(dest="bench_command", required=True)
     run = bsub.add_parser("run", help="run experiments (resumes an interrupted one)",
                           description="Run experiments given by options, or by an experiment file (TOML with keys "
@@ -401,7 +429,12 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     run.add_argument("--no-callback", dest="callback", action="store_const", const=False,
                      help="solve without a solution callback (by default the benchmark's check of each answer is the "
                           "callback, and the report counts its calls as [E 6] does)")
+    run.add_argument("--max-iterations", type=int, metavar="N",
+                     help="iteration budget of every solve (a solver parameter, as --param max_iterations=N), each target "
+                          "then solved with the solver seed SEED + its index: the same rows on any machine, in any split "
+                          "(give a --timeout that no solve reaches)")
     run.add_argument("--db", help="results DB (created if missing; required without an experiment file)")
+    add_cluster_arguments(run)
     run.set_defaults(func=cmd_run)
     rep = bsub.add_parser("report", help="print the markdown report of a results DB")
     rep.add_argument("db", help="results DB")
@@ -427,4 +460,8 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     tu.add_argument("--space", action="append", metavar="NAME=LO:HI[:log]", help="search range of a parameter, replacing or adding "
                                                                                  "to the default space (repeatable)")
     tu.add_argument("--db", required=True, help="SQLite file of the study and its per-trial results (created if missing)")
+    tu.add_argument("--storage", metavar="URL", help="the Optuna study's database instead of --db, an SQLAlchemy URL (e.g. "
+                                                     "postgresql://host/db, shared by several runs); the per-trial results "
+                                                     "stay in --db")
+    add_cluster_arguments(tu, chunks=False)
     tu.set_defaults(func=cmd_tune)

@@ -11,6 +11,11 @@ there, see `solving_scene`) from a seeded random start, and checked again here: 
 limits, at the pose (1e-5 m, 1e-5 rad) and collision-free by coal against the object as
 given, tool link included. A point is reachable when its answer passes.
 
+Each process solving points first warms its solver up with one solve (`Reacher`), so no
+point's time includes compiling. With `bioik reach --scheduler` the points go to a dask
+cluster in chunks (`bioik.bench.distributed`); each worker warms up once and this process
+stores each chunk's rows as it comes back.
+
 A study lives in one SQLite file: its parameters, then one row per point, committed as it
 is solved, so Ctrl-C keeps what is done and the same command resumes (a file made with
 other parameters is refused, naming the difference). `report` gives the coverage and
@@ -22,8 +27,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +39,9 @@ from bioik.bench.targets import DEFAULT_TOLERANCES, pose_errors
 from bioik.kinematics.robot import Robot
 from bioik.scene import Scene
 from bioik.scenes.surfaces import tool_poses
+
+if TYPE_CHECKING:
+    from bioik.bench.runner import Pool
 
 FORMAT = 1
 SCHEMA = """
@@ -121,12 +131,13 @@ class ReachStore:
     def done(self) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT i FROM points")}
 
-    def add(self, i: int, obstacle: str, point: np.ndarray, normal: np.ndarray, reached: bool, time_s: float,
-            errors: tuple[float, float], q: np.ndarray) -> None:
+    def add(self, rows: list[tuple[int, str, np.ndarray, np.ndarray, bool, float, tuple[float, float], np.ndarray]]) -> None:
+        """Store solved points, each (i, obstacle, point, normal, reached, time_s, errors, q), in one transaction."""
         with self.conn:
-            self.conn.execute("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              (i, obstacle, *map(float, point), *map(float, normal), int(reached), time_s, *errors,
-                               json.dumps([float(x) for x in q])))
+            self.conn.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  [(i, obstacle, *map(float, point), *map(float, normal), int(reached), time_s, *errors,
+                                    json.dumps([float(x) for x in q]))
+                                   for i, obstacle, point, normal, reached, time_s, errors, q in rows])
 
     def rows(self) -> list[tuple]:
         """(i, obstacle, x, y, z, reached, time_s) of every solved point, by index."""
@@ -170,30 +181,75 @@ def solving_scene(robot: Robot, scene: Scene, study: Study) -> Scene:
     return out
 
 
-def run(store: ReachStore, robot: Robot, study: Study, scene: Scene, progress=None) -> None:
-    """Solve the study's points missing from `store` (in index order; KeyboardInterrupt
-    leaves every finished row stored). `progress(done, total)` is called after each."""
-    from bioik.collision import CollisionChecker
+@dataclass(frozen=True)
+class ReachJob:
+    """A study's solves, picklable: what a process needs to solve any of its points (a dask
+    worker gets it with each chunk, see `bioik.bench.distributed`)."""
 
-    poses, points, normals, owners = sample(scene, study.obstacles, study.samples, study.seed, study.standoff)
-    starts = robot.random_configuration(np.random.default_rng(study.seed + 1), study.samples).reshape(study.samples, robot.dof)
-    checker = CollisionChecker(robot, scene)
-    solving = solving_scene(robot, scene, study)
-    solver = bioik.Solver(robot, study.solver)
-    done = store.done()
-    for i in range(study.samples):
-        if i in done:
-            continue
-        T = poses[i]
+    robot: Robot
+    study: Study
+    scene: Scene
+
+    @property
+    def key(self) -> tuple:
+        """What tells two jobs apart (a worker keeps one `Reacher` per key)."""
+        return "reach", json.dumps(asdict(self.study), sort_keys=True)
+
+    def ready(self) -> Reacher:
+        """This job made ready in this process, warmed up."""
+        return Reacher(self.robot, self.study, self.scene)
+
+
+class Reacher:
+    """One process's solver of a study's points: the solver, the scene it sees and the exact
+    checker, warmed up by one solve (compiling or loading its kernels) before any is timed."""
+
+    def __init__(self, robot: Robot, study: Study, scene: Scene):
+        from bioik.collision import CollisionChecker
+
+        self.robot, self.study = robot, study
+        self.checker = CollisionChecker(robot, scene)
+        self.solving = solving_scene(robot, scene, study)
+        self.solver = bioik.Solver(robot, study.solver)
+        q = robot.center()
+        self.solver.solve([bioik.PoseGoal(study.tip, robot.link_pose(q, study.tip))], seed=q, timeout=study.timeout,
+                          random_seed=0, max_iterations=1, scene=self.solving)
+
+    def point(self, i: int, T: np.ndarray, start: np.ndarray) -> tuple[int, bool, float, tuple[float, float], np.ndarray]:
+        """(i, reached?, solve time, (position, rotation) error, answer) of point i, tool pose T."""
+        study, robot = self.study, self.robot
         t0 = time.perf_counter()
-        res = solver.solve([bioik.PoseGoal(study.tip, T)], seed=starts[i], timeout=study.timeout, random_seed=study.seed + i,
-                           scene=solving)
+        res = self.solver.solve([bioik.PoseGoal(study.tip, T)], seed=start, timeout=study.timeout, random_seed=study.seed + i,
+                                scene=self.solving)
         elapsed = time.perf_counter() - t0
         dp, angle = pose_errors(robot, study.tip, T, res.q)
         reached = (bool(robot.within_limits(res.q)) and dp <= DEFAULT_TOLERANCES[0] and angle <= DEFAULT_TOLERANCES[1]
-                   and checker.is_free(res.q))
-        store.add(i, owners[i], points[i], normals[i], reached, elapsed, (dp, angle), res.q)
-        done.add(i)
+                   and self.checker.is_free(res.q))
+        return i, reached, elapsed, (dp, angle), res.q
+
+    def __call__(self, chunk: list[tuple[int, np.ndarray, np.ndarray]]) -> list[tuple]:
+        """The `point` of each (i, T, start) of `chunk` (a worker's task)."""
+        return [self.point(*item) for item in chunk]
+
+
+def run(store: ReachStore, robot: Robot, study: Study, scene: Scene, progress=None, pool: Pool | None = None) -> None:
+    """Solve the study's points missing from `store` (in index order here; in chunks on a
+    dask cluster with a `pool`, each chunk stored in one transaction as it comes back).
+    KeyboardInterrupt leaves every finished row stored. `progress(done, total)` is called
+    after each row or chunk."""
+    poses, points, normals, owners = sample(scene, study.obstacles, study.samples, study.seed, study.standoff)
+    starts = robot.random_configuration(np.random.default_rng(study.seed + 1), study.samples).reshape(study.samples, robot.dof)
+    done = store.done()
+    todo = [(i, poses[i], starts[i]) for i in range(study.samples) if i not in done]
+    if pool is None:
+        reacher = Reacher(robot, study, scene)
+        batches: Iterator[list[tuple]] = ([reacher.point(*item)] for item in todo)
+    else:
+        size = pool.chunk_size(len(todo))
+        batches = pool.map(ReachJob(robot, study, scene), [todo[k:k + size] for k in range(0, len(todo), size)])
+    for rows in batches:
+        store.add([(i, owners[i], points[i], normals[i], *row) for i, *row in rows])
+        done.update(row[0] for row in rows)
         if progress is not None:
             progress(len(done), study.samples)
 

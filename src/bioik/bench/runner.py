@@ -14,6 +14,14 @@ path of a plain pose query; callback_calls 0). Each target's row is
 committed on its own, so Ctrl-C (KeyboardInterrupt) keeps what is done and a re-run of
 the same experiment solves only the missing targets.
 
+With a `pool` (`bioik bench run --scheduler`, see `bioik.bench.distributed`) the missing
+targets are solved elsewhere in chunks (`Chunk`; a `warm` mode run is one chunk, each start
+being the previous answer), each chunk by a `Job` made ready once per process (`Solving`);
+a chunk's rows come back whole and are committed here, in one transaction, as they come.
+With `max_iterations` among the parameters (`--max-iterations`), target i is solved with
+the solver seed `seed + i` (`Job.random_seed`), so its row, all but `time_s`, is the same
+on any machine and in any split, as long as no solve reaches the timeout.
+
 The seed mode (see `targets`) picks each solve's start; targets are solved in index order,
 so in `warm` mode a resumed run continues from the last stored solution. In `none` mode the
 stored seed states are drawn as in `random` but not used.
@@ -32,10 +40,11 @@ function, and its answers are checked here like every solver's.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -125,14 +134,137 @@ def fixed_seed(robot: Robot, seed_mode: str, seed_config: Any = None) -> np.ndar
     return robot.center() if seed_config is None else robot.check(seed_config, "the seed configuration")
 
 
-def _start(seed_mode: str, i: int, targets: Targets, solutions: dict[int, list[float]]) -> np.ndarray | None:
-    """The seed of target i: None in `none` mode, the solution of target i−1 in `warm` mode
-    when there is one, else the stored seed state (the fixed config in `fixed` mode)."""
-    if seed_mode == "none":
-        return None
-    if seed_mode == "warm" and i - 1 in solutions:
-        return np.asarray(solutions[i - 1], dtype=float)
-    return targets.seeds[i]
+@dataclass(frozen=True)
+class Job:
+    """The solves of one experiment (without its targets), picklable: what a process needs to
+    solve any of its targets (a dask worker gets it with each chunk, see `bioik.bench.distributed`)."""
+
+    robot: Robot
+    robot_name: str
+    test: str
+    solver: str
+    tip: str
+    timeout: float
+    params: dict[str, Any]
+    seed: int
+    callback: bool = True
+    solve: SolveFn = bioik.solve
+
+    @property
+    def key(self) -> tuple:
+        """What tells two jobs apart (a worker keeps one `Solving` per key)."""
+        return (self.robot.fingerprint, self.robot_name, self.test, self.solver, self.tip, self.timeout,
+                json.dumps(self.params, sort_keys=True), self.seed, self.callback, self.solve.__module__, self.solve.__qualname__)
+
+    def random_seed(self, i: int) -> dict[str, int]:
+        """Target i's solver RNG seed (`seed + i`) when the solves have an iteration budget
+        (`max_iterations` in the params, no `random_seed`): such a run gives the same rows on
+        any machine and in any split. Otherwise none (the solver draws its own)."""
+        return {"random_seed": self.seed + i} if "max_iterations" in self.params and "random_seed" not in self.params else {}
+
+    def ready(self) -> Solving:
+        """This job made ready in this process, warmed up."""
+        solving = Solving(self)
+        solving.warm_up()
+        return solving
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Targets of one experiment to solve in index order: their indices, poses and stored seed
+    states, the seed mode, and in `warm` mode the stored solutions the first ones start from."""
+
+    indices: list[int]
+    poses: np.ndarray
+    seeds: np.ndarray
+    seed_mode: str
+    solutions: dict[int, list[float]]
+
+    @classmethod
+    def of(cls, targets: Targets, indices: list[int], seed_mode: str, solutions: dict[int, list[float]]) -> Chunk:
+        """The targets `indices` of `targets` (with the solutions warm mode starts from)."""
+        return cls(indices, targets.poses[indices], targets.seeds[indices], seed_mode,
+                   {i - 1: solutions[i - 1] for i in indices if i - 1 in solutions})
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def split(self, size: int) -> list[Chunk]:
+        """Chunks of at most `size` targets (none for no target); one in `warm` mode (each
+        solve starts from the previous answer, so the targets are solved one after the other)."""
+        if not self.indices:
+            return []
+        if self.seed_mode == "warm" or len(self) <= size:
+            return [self]
+        return [Chunk(self.indices[k:k + size], self.poses[k:k + size], self.seeds[k:k + size], self.seed_mode, {})
+                for k in range(0, len(self), size)]
+
+
+class Solving:
+    """A `Job` ready in this process: its solve function (a peer's adapter, kinematic
+    decoupling or the job's), its scene problem and tolerances. Raises PeerSkipped or
+    GoalSetRefused for a pair that cannot run."""
+
+    def __init__(self, job: Job):
+        solve = job.solve
+        if peers.is_peer(job.solver) and solve is bioik.solve:
+            solve = peers.solve_function(peers.load_peer(job.solver, job.robot, job.tip, job.robot_name))
+        if job.solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
+            solve = decoupled_function(job.robot, job.test)
+        self.job = job
+        self.solve = solve
+        self.scene = SceneProblem.of(job.robot, job.test, job.solver) if scenario_of(job.test) else None
+        self.tol = tolerances(job.test)
+
+    def warm_up(self) -> None:
+        """Compile and cache the solver before timing (see `warm_up`)."""
+        job = self.job
+        warm_up(job.robot, job.solver, job.timeout, job.params, self.solve, job.callback, self.scene, job.tip, job.test)
+
+    def target(self, i: int, T: np.ndarray, start: np.ndarray | None) -> ResultRow:
+        """Solve target i (pose `T`) from `start`, timed, and check the answer."""
+        job, scene, tol = self.job, self.scene, self.tol
+        accept = acceptance_callback(job.robot, job.tip, T, tol, job.test) if job.callback else None
+        accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
+        goals = [*target_goals(job.tip, T, job.test), *(scene.goals if scene else ())]
+        t0 = time.perf_counter()
+        res = self.solve(job.robot, goals, seed=start, timeout=job.timeout, solver=job.solver, callback=accept,
+                         position_tolerance=tol[0], rotation_tolerance=tol[1], **extra, **job.random_seed(i), **job.params)
+        elapsed = time.perf_counter() - t0
+        ok, dp, angle = check(job.robot, job.tip, T, res.q, tol, job.test)
+        ok = ok and (scene is None or scene.check.checker.is_free(res.q))
+        return ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts), dp, angle,
+                         [float(x) for x in res.q])
+
+    def rows(self, chunk: Chunk) -> Iterator[ResultRow]:
+        """The rows of `chunk`'s targets, in order, each as it is solved. The seed of each: none
+        in `none` mode, the previous target's solution in `warm` mode when there is one, else
+        the stored seed state (the fixed config in `fixed` mode); chosen before the clock."""
+        solutions = dict(chunk.solutions)
+        for k, i in enumerate(chunk.indices):
+            if chunk.seed_mode == "none":
+                start = None
+            elif chunk.seed_mode == "warm" and i - 1 in solutions:
+                start = np.asarray(solutions[i - 1], dtype=float)
+            else:
+                start = chunk.seeds[k]
+            row = self.target(i, chunk.poses[k], start)
+            solutions[i] = row.solution
+            yield row
+
+    def __call__(self, chunk: Chunk) -> list[ResultRow]:
+        """Every row of `chunk` (a worker's task)."""
+        return list(self.rows(chunk))
+
+
+class Pool(Protocol):
+    """Where chunks of targets are solved instead of in this process (`bioik.bench.distributed.DaskPool`)."""
+
+    def chunk_size(self, n: int) -> int:
+        """Targets per chunk for `n` targets."""
+
+    def map(self, job: Any, chunks: list[Any]) -> Iterator[Any]:
+        """`job.ready()(chunk)` of each chunk, run elsewhere, in the order they finish."""
 
 
 def run_experiment(
@@ -151,6 +283,8 @@ def run_experiment(
     seed_config: Any = None,
     tip: str | None = None,
     callback: bool = True,
+    pool: Pool | None = None,
+    progress: bool = True,
 ) -> RunSummary:
     """Solve the targets of (robot_name, tip, test, n_targets, seed) missing from the store with `solver`.
 
@@ -167,9 +301,10 @@ def run_experiment(
         solver: the solver name.
         n_targets: how many targets.
         timeout: seconds per solve.
-        seed: the targets' RNG seed.
+        seed: the targets' RNG seed (and, with `max_iterations` in `params`, target i's
+            solver seed is seed + i: see `Job.random_seed`).
         params: the solver's parameters.
-        solve: the function timed (default `bioik.solve`).
+        solve: the function timed (default `bioik.solve`; with a `pool`, one that pickles by name).
         targets: targets already generated (None: generate them).
         seed_mode: the seed mode (None: the test's, `default_seed_mode`).
         seed_config: the `fixed` mode's start (default: the robot's centre), stored as
@@ -177,10 +312,53 @@ def run_experiment(
         tip: the link posed (default: the robot's one tip, `targets.benchmark_tip`, or
             `targets.tip` when `targets` are passed).
         callback: the check is the solves' solution callback (see the module docstring).
+        pool: solve chunks of the missing targets there (`bioik.bench.distributed.DaskPool`),
+            each chunk's rows stored in one transaction as it comes back; None: one by one here.
+        progress: show a progress bar (on a terminal).
 
     Returns:
         A `RunSummary`: the experiment id, targets solved now, interrupted or not.
     """
+    opened = open_experiment(store, robot, robot_name, test, solver, n_targets, timeout, seed, params, solve, targets,
+                             seed_mode, seed_config, tip, callback)
+    chunk = opened.chunk
+    if pool is None:
+        batches: Iterator[list[ResultRow]] = ([row] for row in opened.solving.rows(chunk))
+    else:
+        batches = pool.map(opened.job, chunk.split(pool.chunk_size(len(chunk))))
+    return store_rows(store, opened, batches, progress)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """An experiment opened in the store: its summary so far (id, targets, those already
+    stored), its job made ready here, and the chunk of its missing targets."""
+
+    summary: RunSummary
+    job: Job
+    solving: Solving
+    chunk: Chunk
+
+
+def open_experiment(
+    store: ResultStore,
+    robot: Robot,
+    robot_name: str,
+    test: str,
+    solver: str,
+    n_targets: int,
+    timeout: float,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    solve: SolveFn = bioik.solve,
+    targets: Targets | None = None,
+    seed_mode: str | None = None,
+    seed_config: Any = None,
+    tip: str | None = None,
+    callback: bool = True,
+) -> Opened:
+    """The experiment of these arguments (those of `run_experiment`) in the store, created if
+    new, with its job checked and warmed up here; nothing solved yet."""
     params = dict(params or {})
     if targets is not None:
         if tip not in (None, targets.tip):
@@ -191,54 +369,45 @@ def run_experiment(
         if params:
             raise ValueError(f"{solver} takes no solver parameters; got {', '.join(sorted(params))}")
         peers.check_test(solver, test)
-        solve = peers.solve_function(peers.load_peer(solver, robot, tip, robot_name))
     seed_mode = check_seed_mode(default_seed_mode(test) if seed_mode is None else seed_mode)
     fixed = fixed_seed(robot, seed_mode, seed_config)
     targets = generate(robot, test, n_targets, seed, tip) if targets is None else targets
     if fixed is not None:
         targets = replace(targets, seeds=np.tile(fixed, (len(targets), 1)))
-    if solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
-        solve = decoupled_function(robot, test)
-    scene = SceneProblem.of(robot, test, solver) if scenario_of(test) else None
+    job = Job(robot, robot_name, test, solver, tip, timeout, params, seed, callback, solve)
+    solving = Solving(job)
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
-    warm_up(robot, solver, timeout, params, solve, callback, scene, tip, test)
+    solving.warm_up()
     eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
                            callback=callback)
     targets = store.targets(eid)
     done = store.done(eid)
     solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}
-    summary = RunSummary(eid, len(targets), skipped=len(done))
-    progress = progress_bar(f"{robot_name}/{test}/{solver}", len(targets), len(done))
-    tol = tolerances(test)
+    chunk = Chunk.of(targets, [i for i in range(len(targets)) if i not in done], seed_mode, solutions)
+    return Opened(RunSummary(eid, len(targets), skipped=len(done)), job, solving, chunk)
+
+
+def store_rows(store: ResultStore, opened: Opened, batches: Iterable[list[ResultRow]], progress: bool = True) -> RunSummary:
+    """Store the rows of `opened`'s experiment, each batch in one transaction as it comes
+    (a progress bar on a terminal); KeyboardInterrupt stops after the last whole batch
+    (summary.interrupted). The store is checkpointed every CHECKPOINT_INTERVAL_S and at the end."""
+    summary = replace(opened.summary)
+    job = opened.job
+    bar = progress_bar(f"{job.robot_name}/{job.test}/{job.solver}", summary.n_targets, summary.skipped, disable=not progress)
     checkpointed = time.monotonic()
     try:
-        for i in range(len(targets)):
-            if i in done:
-                continue
-            T = targets.poses[i]
-            start = _start(seed_mode, i, targets, solutions)  # before the clock: only the call is timed
-            accept = acceptance_callback(robot, tip, T, tol, test) if callback else None
-            accept, extra = (accept, {}) if scene is None else scene.solve_arguments(accept)
-            t0 = time.perf_counter()
-            res = solve(robot, [*target_goals(tip, T, test), *(scene.goals if scene else ())], seed=start, timeout=timeout, solver=solver,
-                        callback=accept, position_tolerance=tol[0], rotation_tolerance=tol[1], **extra, **params)
-            elapsed = time.perf_counter() - t0
-            ok, dp, angle = check(robot, tip, T, res.q, tol, test)
-            ok = ok and (scene is None or scene.check.checker.is_free(res.q))
-            solution = [float(x) for x in res.q]
-            store.add_result(eid, ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts),
-                                            dp, angle, solution))
-            solutions[i] = solution
-            summary.ran += 1
-            summary.solved += ok
-            progress.set_postfix_str(f"{summary.solved}/{summary.ran} solved", refresh=False)
-            progress.update(1)
+        for rows in batches:
+            store.add_results(summary.experiment, rows)
+            summary.ran += len(rows)
+            summary.solved += sum(row.solved for row in rows)
+            bar.set_postfix_str(f"{summary.solved}/{summary.ran} solved", refresh=False)
+            bar.update(len(rows))
             if time.monotonic() - checkpointed >= CHECKPOINT_INTERVAL_S:
                 store.checkpoint(wait=False)
                 checkpointed = time.monotonic()
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
-        progress.close()
+        bar.close()
         store.checkpoint()  # the .db alone now holds every row of this run
     return summary

@@ -11,8 +11,9 @@ mode, '' otherwise. callback is 1 if the runner's acceptance check was the solve
 callback (each row's callback_calls then counts its calls, [E 6]), 0 if the solves ran
 without one (callback_calls 0).
 
-Each result row is committed in its own transaction: a run stopped at any point leaves only
-whole rows, and (experiment, target_index) is the primary key, so nothing is duplicated.
+Each result row is committed in its own transaction (a distributed run's chunk of rows in
+one): a run stopped at any point leaves only whole rows, and (experiment, target_index) is
+the primary key, so nothing is duplicated.
 While a run writes, the file is in write-ahead-log mode. The log is checkpointed into the
 `.db` every WAL_AUTOCHECKPOINT log pages (by SQLite), by the runner every
 `runner.CHECKPOINT_INTERVAL_S`, at the end of each experiment and when a run is interrupted
@@ -416,12 +417,16 @@ class ResultStore:
 
     def add_result(self, experiment: int, row: ResultRow) -> None:
         """Store one target's result in its own transaction."""
+        self.add_results(experiment, [row])
+
+    def add_results(self, experiment: int, rows: list[ResultRow]) -> None:
+        """Store targets' results in one transaction (all or none)."""
         with self.conn:
             self.conn.execute("BEGIN")
-            self.conn.execute(
+            self.conn.executemany(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (experiment, row.target_index, int(row.solved), row.time_s, row.callback_calls, row.iterations,
-                 row.restarts, row.position_error, row.rotation_error, json.dumps(row.solution)),
+                [(experiment, row.target_index, int(row.solved), row.time_s, row.callback_calls, row.iterations,
+                  row.restarts, row.position_error, row.rotation_error, json.dumps(row.solution)) for row in rows],
             )
 
     @_damage_is_bench_error

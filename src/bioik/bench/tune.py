@@ -20,7 +20,15 @@ trial interrupted by Ctrl-C is marked failed (not counted), its finished targets
 the results tables and are reused if the same parameters come up again. The study name is
 ROBOT-TEST-SOLVER unless --study is given; the study remembers its settings (tip, targets,
 timeout, seed, fixed parameters, search space) and refuses to be resumed with others. The
-tip is --tip, or the robot's one tip (`targets.benchmark_tip`).
+tip is --tip, or the robot's one tip (`targets.benchmark_tip`). `--storage URL` puts the
+study in another database (any SQLAlchemy URL, e.g. a PostgreSQL server several runs share);
+the per-trial results stay in --db.
+
+On a dask cluster (`--scheduler`, `bioik.bench.distributed`) as many trials run at once as
+the cluster has workers: this process asks the study for a trial whenever a worker is free
+(TPE's constant liar keeps trials running together apart), a worker solves the trial's
+targets, and this process stores the rows and tells the study the score. A progress bar
+counts the completed trials (on a terminal), above it a line per trial.
 
 Search space. For the BioIK 2 solvers (`bio2`, `bio2_memetic`, `bio2_memetic_l`,
 `bio2_lm`) it is [E Table 8.10], whose parameter names are bioik's own (`bio2.DEFAULTS`,
@@ -52,15 +60,19 @@ import json
 import math
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bioik
+from bioik.bench.progress import progress_bar
 from bioik.bench.runner import SolveFn
 from bioik.bench.store import ResultRow
 from bioik.solvers.core.params import SPECS, SWITCH
+
+if TYPE_CHECKING:
+    from bioik.bench.distributed import DaskPool
 
 #: [E Table 8.10]: (name, lower, upper); an upper bound given as a name is that parameter's
 #: value in the same trial (elite_count ≤ population_size).
@@ -239,14 +251,19 @@ def tune(
     solve: SolveFn = bioik.solve,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     tip: str | None = None,
+    pool: DaskPool | None = None,
+    storage: str | None = None,
 ) -> TuneResult:
     """Run (or resume) the study until it has `trials` completed trials; see the module docstring.
 
     Every input is checked before anything is written (ValueError naming it). `solve` is the
     function timed (as in `runner.run_experiment`; tests pass one with an iteration budget).
-    Ctrl-C stops after marking the running trial failed: result.interrupted.
+    A progress bar counts the trials on a terminal; `log` gets a line per trial. With a
+    `pool` (`bioik.bench.distributed.DaskPool`) trials run on its workers, as many at once as
+    they have threads. `storage` is the study's SQLAlchemy URL (default: the SQLite file `db`).
+    Ctrl-C stops after marking the running trials failed: result.interrupted.
     """
-    from bioik.bench.runner import fixed_seed, run_experiment, warm_up
+    from bioik.bench.runner import fixed_seed, open_experiment, store_rows, warm_up
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import benchmark_tip, check_test, default_seed_mode, generate
     from bioik.robots import load_robot
@@ -285,17 +302,19 @@ def tune(
     verbosity = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # progress is ours; a failed trial's error propagates
     store = ResultStore(db, create=True)  # first, so a new file gets the results tables and an alien one is refused
-    storage = None
+    rdb = None
+    bar = None
     try:
-        storage = optuna.storages.RDBStorage(f"sqlite:///{Path(db).resolve()}")
-        st = optuna.create_study(storage=storage, study_name=name, direction="minimize",
-                                 sampler=optuna.samplers.TPESampler(seed=seed), load_if_exists=True)
+        rdb = optuna.storages.RDBStorage(storage or f"sqlite:///{Path(db).resolve()}")
+        # trials run at once (on a cluster) are told apart by TPE's constant liar
+        sampler = optuna.samplers.TPESampler(seed=seed, constant_liar=True) if pool else optuna.samplers.TPESampler(seed=seed)
+        st = optuna.create_study(storage=rdb, study_name=name, direction="minimize", sampler=sampler, load_if_exists=True)
         old = st.user_attrs.get("bioik")
         if old is None:
             st.set_user_attr("bioik", settings)
         elif old != settings:
             diff = [f"{k}={old.get(k)!r} (now {settings[k]!r})" for k in settings if old.get(k) != settings[k]]
-            raise ValueError(f"study {name!r} in {db} was run with {', '.join(diff)}; "
+            raise ValueError(f"study {name!r} in {storage or db} was run with {', '.join(diff)}; "
                              "give the same settings to resume, or another --study")
         states = optuna.trial.TrialState
         done = st.get_trials(deepcopy=False, states=(states.COMPLETE,))
@@ -303,13 +322,22 @@ def tune(
         if not any(t.user_attrs.get("default") for t in [*done, *waiting]):
             st.enqueue_trial(defaults, user_attrs={"default": True})
         todo = trials - len(done)
-        log(f"study {name!r} in {db}: {len(done)} completed trial(s), running {max(todo, 0)} more "
+        bar = progress_bar(f"tune {name}", trials, min(len(done), trials), unit="trial")
+
+        def say(line: str) -> None:  # above the bar
+            with bar.external_write_mode(file=sys.stderr):
+                log(line)
+
+        say(f"study {name!r} in {storage or db}: {len(done)} completed trial(s), running {max(todo, 0)} more "
             f"({robot_name}/{test}/{solver}, {n_targets} targets, timeout {_ms(timeout)}, seed {seed})")
 
-        def objective(trial: Any) -> float:
+        def open_trial(trial: Any) -> Any:
             params = {**{r.name: _suggest(trial, r) for r in space}, **fixed}
-            summary = run_experiment(store, robot, robot_name, test, solver, n_targets, timeout, seed, params,
-                                     solve=solve, targets=targets, seed_mode=seed_mode)
+            return open_experiment(store, robot, robot_name, test, solver, n_targets, timeout, seed, params,
+                                   solve=solve, targets=targets, seed_mode=seed_mode)
+
+        def finish(trial: Any, opened: Any, batches: Iterable[list[ResultRow]]) -> float:
+            summary = store_rows(store, opened, batches, progress=False)
             if summary.interrupted:
                 raise KeyboardInterrupt
             rows = store.results(summary.experiment)
@@ -317,13 +345,19 @@ def tune(
             trial.set_user_attr("solved", sum(r.solved for r in rows))
             return score(rows, timeout)
 
+        def objective(trial: Any) -> float:
+            opened = open_trial(trial)
+            return finish(trial, opened, ([row] for row in opened.solving.rows(opened.chunk)))
+
         def progress(s: Any, t: Any) -> None:
             if t.state != states.COMPLETE:
                 return
             n = len(s.get_trials(deepcopy=False, states=(states.COMPLETE,)))
             best = s.best_trial
             tag = " (defaults)" if t.user_attrs.get("default") else ""
-            log(f"trial {t.number}{tag} [{n}/{trials}]: {_ms(t.value)}, {t.user_attrs.get('solved')}/{n_targets} solved; "
+            bar.set_postfix_str(f"best {_ms(best.value)}", refresh=False)
+            bar.update(1)
+            say(f"trial {t.number}{tag} [{n}/{trials}]: {_ms(t.value)}, {t.user_attrs.get('solved')}/{n_targets} solved; "
                 f"best {_ms(best.value)} (trial {best.number})")
 
         interrupted = False
@@ -331,7 +365,10 @@ def tune(
             try:
                 with warnings.catch_warnings():  # the defaults' trial may lie outside a given --space
                     warnings.filterwarnings("ignore", message="Fixed parameter .* out of range", category=UserWarning)
-                    st.optimize(objective, n_trials=todo, callbacks=[progress])
+                    if pool is None:
+                        st.optimize(objective, n_trials=todo, callbacks=[progress])
+                    else:
+                        _optimize_on(pool, st, todo, open_trial, finish, progress)
             except KeyboardInterrupt:
                 interrupted = True
         before = len(done)
@@ -344,10 +381,39 @@ def tune(
                           None if default is None else default.number, None if default is None else default.value,
                           defaults, interrupted)
     finally:
+        if bar is not None:
+            bar.close()
         optuna.logging.set_verbosity(verbosity)
-        if storage is not None:
-            storage.engine.dispose()
+        if rdb is not None:
+            rdb.engine.dispose()
         store.close()
+
+
+def _optimize_on(pool: DaskPool, st: Any, n: int, open_trial: Callable[[Any], Any],
+                 finish: Callable[[Any, Any, Iterable[list[ResultRow]]], float], progress: Callable[[Any, Any], None]) -> None:
+    """Run `n` trials of study `st` on the pool's workers, as many at once as it has slots:
+    each trial is asked here when a worker is free (`open_trial` opens its experiment), its
+    missing targets are solved as one chunk on a worker, and `finish` stores its rows here and
+    scores them for the study. An error or Ctrl-C marks the trials still running failed."""
+    import optuna
+
+    running: dict[int, Any] = {}
+
+    def tasks() -> Iterator[tuple[Any, Any, Any]]:
+        for _ in range(n):
+            trial = st.ask()
+            running[trial.number] = trial
+            opened = open_trial(trial)
+            yield opened.job, opened.chunk, (trial, opened)
+
+    try:
+        for (trial, opened), rows in pool.unordered(tasks(), width=pool.slots):
+            value = finish(trial, opened, [rows])
+            del running[trial.number]
+            progress(st, st.tell(trial, value))
+    finally:
+        for trial in running.values():
+            st.tell(trial, state=optuna.trial.TrialState.FAIL)
 
 
 def report(result: TuneResult, timeout: float) -> str:
