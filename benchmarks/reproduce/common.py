@@ -18,8 +18,10 @@ import argparse
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest, fisher_exact
@@ -165,6 +167,20 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def solver_table(source: dict[str, tuple[str, dict[str, Any]]], robots: dict[str, str], targets: int, db: Path, tag: str,
+                 source_cell: Callable[[Any], str], our_cell: Callable[[Outcome], str]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a table with a row per source method — `source`: method →
+    (bioik solver, {robot: source figure}) — and for each of `robots` (bioik robot → the
+    source's column) the source's cell beside ours, run at the default protocol ([R 3.2])."""
+    rows = []
+    for method, (solver, figures) in source.items():
+        cells = [method, f"`{solver}`"]
+        for robot in robots:
+            cells += [source_cell(figures[robot]), our_cell(run(Protocol(robot, solver, targets), db, f"{tag} {robot} {solver}"))]
+        rows.append(cells)
+    return ["[R]", "bioik"] + [h for robot, theirs in robots.items() for h in (f"{theirs} [R]", robot)], rows
 
 
 def publish(name: str, title: str, explanation: str, header: list[str], rows: list[list[str]], results: Path) -> str:

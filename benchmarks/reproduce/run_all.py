@@ -12,13 +12,15 @@ from pathlib import Path
 
 import r_table_3_5
 import r_table_3_6
+import r_table_3_13
+import r_tables_4_1_4_2
 import s_section_5_4
 import s_table_5_2
 import s_table_5_3
 from common import DB, RESULTS
 
 #: The scripts, in the order their sections appear in RESULTS.md.
-SCRIPTS = (s_table_5_2, s_table_5_3, s_section_5_4, r_table_3_5, r_table_3_6)
+SCRIPTS = (s_table_5_2, s_table_5_3, s_section_5_4, r_table_3_5, r_table_3_6, r_table_3_13, r_tables_4_1_4_2)
 
 
 def main() -> None:

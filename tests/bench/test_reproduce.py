@@ -16,6 +16,8 @@ s_table_5_2 = importlib.import_module("s_table_5_2")
 r_table_3_5 = importlib.import_module("r_table_3_5")
 r_table_3_6 = importlib.import_module("r_table_3_6")
 s_section_5_4 = importlib.import_module("s_section_5_4")
+r_table_3_13 = importlib.import_module("r_table_3_13")
+r_tables_4_1_4_2 = importlib.import_module("r_tables_4_1_4_2")
 run_all = importlib.import_module("run_all")
 
 
@@ -70,4 +72,6 @@ def test_source_figures_as_transcribed():
     assert r_table_3_5.SOURCE["ur5"][1][2] == 83.8 and dict(r_table_3_5.COLUMNS)["GD C 4"] == "gd_c_4"
     assert r_table_3_6.SOURCE["BFGS"] == ("optlib_bfgs", 92.5, 13.9)
     assert [switch for _, switch, _ in s_section_5_4.VARIANTS] == [None, "random_weights", "adoption", "exploitation", "wipes"]
-    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 5
+    assert r_table_3_13.SOURCE["BioIK 2, no memetics"] == ("bio2", {"ur5": 99.75, "iiwa14": 99.71, "panda": 99.98})
+    assert r_tables_4_1_4_2.SOURCE["BioIK 1"][1]["ur5"] == (51.20, 4.12)
+    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 7
