@@ -15,7 +15,7 @@ import bioik
 from bioik.cli import main
 
 DEMOS = Path(__file__).resolve().parents[1] / "examples" / "demos"
-NAMES = ["minimal_displacement", "valve_turning", "balance", "tracking_60hz"]
+NAMES = ["minimal_displacement", "valve_turning", "balance", "tracking_60hz", "three_fingers"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -78,6 +78,15 @@ def test_tracking_at_60hz_keeps_the_error_below_tolerance_and_the_steps_small(de
     assert rows["lm: frames solved"] == "20/20"
     assert float(rows["lm: position error max (m)"]) <= 1e-5
     assert float(rows["lm: joint displacement per frame max (rad)"]) < 0.1  # no flip of the arm between frames
+
+
+def test_three_fingers_touch_the_knob_as_it_turns(demos):
+    rows, _ = demos["three_fingers"]
+    assert rows["grasp found"] == "True" and rows["steps solved"] == "12/12"
+    assert float(rows["largest touch error (m)"]) <= 1e-5
+    assert float(rows["largest line offset (m)"]) <= 2e-3  # secondary: steered, measured 3e-4
+    assert float(rows["largest look-at residual"]) <= 0.1  # measured 0.02
+    assert float(rows["largest joint step (rad)"]) < 0.1  # no jump between steps
 
 
 def test_bench_plot_pictures_are_readable(tmp_path):

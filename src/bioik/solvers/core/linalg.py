@@ -146,10 +146,13 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je,
 
 #: Bounds of the secondary goals' null-space step, as multiples of the primary step's length
 #: (`null_space_step`, `shrink_secondary_bound`): a search starts at the largest and shrinks
-#: the bound 4× after each step that failed to cut the primary cost, down to the smallest.
-#: Measured (10 seeds, lm): a fixed 0.5 solved every humanoid reach step and pinch but let a
-#: slow lift drift (0.05 m where the unbounded step kept it within 2e-5 m, [R 4.3]); a fixed
-#: 2 or more left humanoid steps unsolved; starting at 8 does both.
+#: the bound 4× after each step that failed to cut the primary cost, down to the smallest,
+#: and after one more such step to 0 (the secondary goals are then off for the rest of the
+#: search). Measured (10 seeds, lm): a fixed 0.5 solved every humanoid reach step and pinch
+#: but let a slow lift drift (0.05 m where the unbounded step kept it within 2e-5 m, [R 4.3]);
+#: a fixed 2 or more left humanoid steps unsolved; starting at 8 does both. Held at 0.5, they
+#: kept three touch goals of a hand from converging near the seed 0.3° away (the stalls
+#: restarted the search far off, joints jumping by 2.9 rad); switched off, 14 iterations.
 SECONDARY_RATIO_MAX = 8.0
 SECONDARY_RATIO_MIN = 0.5
 
@@ -157,12 +160,12 @@ SECONDARY_RATIO_MIN = 0.5
 @njit(inline="always", **JIT)
 def shrink_secondary_bound(ratio, E, E_prev, stall_ratio):
     """(ratio, E_prev) after a step that reached primary cost E from E_prev: if E did not fall
-    below stall_ratio·E_prev while the bound is above SECONDARY_RATIO_MIN, the secondary goals
-    may have caused it: the bound shrinks 4× and E_prev comes back as ∞, so that the step
-    does not count as a stall (nor lead to a restart). A search without secondary goals keeps
-    ratio = SECONDARY_RATIO_MIN and never enters here."""
-    if E > stall_ratio * E_prev and ratio > SECONDARY_RATIO_MIN:
-        return max(0.25 * ratio, SECONDARY_RATIO_MIN), np.inf
+    below stall_ratio·E_prev while the bound is above 0, the secondary goals may have caused
+    it: the bound shrinks 4× (below SECONDARY_RATIO_MIN: to 0) and E_prev comes back as ∞,
+    so that the step does not count as a stall (nor lead to a restart). A search without
+    secondary goals starts with ratio = 0 and never enters here."""
+    if E > stall_ratio * E_prev and ratio > 0.0:
+        return (0.25 * ratio if ratio > SECONDARY_RATIO_MIN else 0.0), np.inf
     return ratio, E_prev
 
 

@@ -6,8 +6,9 @@ gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), ev
 accepted, then clamped to the joint limits; secondary goals add their best step within
 the null space of the primary goals (task priority), at most `ratio` times as long as the
 primary step (`null_space_step`: unbounded, its curvature error kept the primary goals from
-converging); the ratio starts at 8 and shrinks 4× (to 0.5) after each step that fails to cut
-E, which then counts as no stall (`shrink_secondary_bound`), so they steer without disturbing. An attempt restarts from a uniform random
+converging); the ratio starts at 8 and shrinks 4× (to 0.5, then to 0: off) after each step
+that fails to cut E, which then counts as no stall (`shrink_secondary_bound`), so they steer
+without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
 `attempt_iterations` steps. The search ends at the first configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
@@ -26,7 +27,7 @@ from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
-from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, SECONDARY_RATIO_MIN, damped_step, null_space_scratch,
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_scratch,
                                        null_space_step, shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import random_configuration
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
@@ -96,7 +97,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     attempt_max = int(settings[SETTING.attempt_iterations])
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
-    ratio = SECONDARY_RATIO_MAX if has_secondary else SECONDARY_RATIO_MIN  # kept across restarts
+    ratio = SECONDARY_RATIO_MAX if has_secondary else 0.0  # kept across restarts
     qc = q.copy()
     best = q.copy()
     best_E = np.inf

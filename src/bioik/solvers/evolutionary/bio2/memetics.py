@@ -27,7 +27,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.clock import now
-from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, SECONDARY_RATIO_MIN, damped_step, null_space_step,
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_step,
                                        shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import uniform
 from bioik.solvers.evolutionary.bio2.model import goal_model, model_cost, offsets, score
@@ -263,7 +263,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     E_best = np.inf
     E_prev = np.inf
     stalls = 0
-    ratio = SECONDARY_RATIO_MAX if has_secondary else SECONDARY_RATIO_MIN
+    ratio = SECONDARY_RATIO_MAX if has_secondary else 0.0
     for it in range(iterations + 1):
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
         rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, e, Je, False)
