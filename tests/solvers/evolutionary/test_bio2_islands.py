@@ -3,6 +3,7 @@ stepped in turn, a success that depends only on the seed and the budget, the sto
 and solves from several threads at once. (`threads` = 1 runs the one-island search as
 before: `test_seeded_solves.py` holds it bit-identical to the record.)"""
 
+import multiprocessing
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -107,3 +108,28 @@ def test_general_goals_and_concurrent_solves():
     with ThreadPoolExecutor(3) as pool:
         solved = list(pool.map(one, range(len(targets))))
     assert sum(solved) >= 0.9 * len(targets)
+
+
+def _far_solve(solver: bioik.Solver, out) -> None:
+    robot = solver.robot
+    far = np.eye(4)
+    far[:3, 3] = 5.0
+    out.put(solver.solve([bioik.PoseGoal(robot.tips[0], far)], seed=robot.center(), timeout=0.02).iterations)
+
+
+def test_a_forked_child_runs_islands_on_threads_of_its_own():
+    """The parent's island threads do not exist in a forked child: the child's search
+    starts its own instead of waiting on them forever."""
+    solver = bioik.Solver(bioik.load_robot("ur5"), "bio2_memetic", threads=2)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    _far_solve(solver, out)  # the parent's pool is up
+    assert out.get(timeout=60) > 0
+    child = ctx.Process(target=_far_solve, args=(solver, out))
+    child.start()
+    try:
+        assert out.get(timeout=60) > 0
+    finally:
+        child.join(timeout=60)
+        if child.is_alive():
+            child.kill()

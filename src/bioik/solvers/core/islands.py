@@ -21,6 +21,7 @@ islands exchange nothing else while they run; here:
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -79,6 +80,16 @@ def _workers() -> ThreadPoolExecutor:
             if _pool is None:
                 _pool = ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="bioik-island")
     return _pool
+
+
+def _forget_pool() -> None:
+    """In a forked child: the parent's pool threads do not exist there, so a search would
+    wait forever on islands given to them; the child starts a pool of its own."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def run_islands(calls: Sequence[Callable[[], object]], stop: np.ndarray) -> list[object]:
