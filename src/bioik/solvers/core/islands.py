@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
-
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
@@ -101,15 +100,9 @@ def run_islands(calls: Sequence[Callable[[], object]], stop: np.ndarray) -> list
     futures: list[Future] = [pool.submit(call) for call in calls[1:]]
     try:
         first = calls[0]()
-    except BaseException:
-        stop[0] = 1
-        for f in futures:
-            f.exception()  # wait: the islands write into the caller's arrays
-        raise
-    try:
         return [first, *(f.result() for f in futures)]
     except BaseException:
         stop[0] = 1
         for f in futures:
-            f.exception()
+            f.exception()  # wait: the islands write into the caller's arrays
         raise
