@@ -12,6 +12,8 @@ search evaluates a single configuration): everything a call costs that is not se
 
 Usage: python3 benchmarks/fkik.py [--robots ur5 panda iiwa14] [--solvers lm bio2_lm]
                                    [--targets 1000] [--timeout 0.005] [--seed 0]
+                                   [--param threads=2 ...]
+--param NAME=VALUE (repeatable) sets a solver parameter for every solver run.
 """
 
 from __future__ import annotations
@@ -39,20 +41,25 @@ def check(robot: bioik.Robot, tip: str, T: np.ndarray, q: np.ndarray) -> bool:
     return bool(dp <= 1e-5 and angle <= 1e-5)
 
 
-def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -> dict:
+def fkik_targets(robot_name: str, targets: int, seed: int) -> tuple[bioik.Robot, str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(robot, tip, target configurations, target poses, seed states, a warm-up configuration)."""
     robot = bioik.load_robot(robot_name)
     tip = robot.tips[0]
     rng = np.random.default_rng(seed)
     qs = robot.random_configuration(rng, targets)
     seeds = robot.random_configuration(rng, targets)
-    poses = robot.fk(qs, links=[tip])[:, 0]
-    warm = robot.random_configuration(rng)
+    return robot, tip, qs, robot.fk(qs, links=[tip])[:, 0], seeds, robot.random_configuration(rng)
+
+
+def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int, params: dict | None = None) -> dict:
+    robot, tip, qs, poses, seeds, warm = fkik_targets(robot_name, targets, seed)
+    params = params or {}
     for _ in range(20):  # load compiled code and fill the caches before timing
-        bioik.solve(robot, [bioik.PoseGoal(tip, robot.link_pose(warm, tip))], seed=warm, timeout=timeout, solver=solver)
+        bioik.solve(robot, [bioik.PoseGoal(tip, robot.link_pose(warm, tip))], seed=warm, timeout=timeout, solver=solver, **params)
     times, ok, restarts = [], [], []
     for T, s in zip(poses, seeds):
         t = time.perf_counter()
-        res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=s, timeout=timeout, solver=solver)
+        res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=s, timeout=timeout, solver=solver, **params)
         times.append(time.perf_counter() - t)
         good = check(robot, tip, T, res.q)
         if res.success and not good:
@@ -64,7 +71,7 @@ def run(robot_name: str, solver: str, targets: int, timeout: float, seed: int) -
     overhead = []
     for q, T in zip(qs[:200], poses[:200]):
         t = time.perf_counter()
-        bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=q, timeout=timeout, solver=solver)
+        bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=q, timeout=timeout, solver=solver, **params)
         overhead.append(time.perf_counter() - t)
     times_ms = np.array(times) * 1e3
     ok = np.array(ok)
@@ -89,16 +96,22 @@ def main() -> None:
     ap.add_argument("--targets", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=0.005)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a solver parameter (repeatable)")
     args = ap.parse_args()
-    print(f"FK/IK test: {args.targets} targets, timeout {args.timeout * 1e3:g} ms, random seed states, tolerance 1e-5 m / 1e-5 rad")
+    params = {}
+    for text in args.param:
+        name, _, value = text.partition("=")
+        params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+    print(f"FK/IK test: {args.targets} targets, timeout {args.timeout * 1e3:g} ms, random seed states, tolerance 1e-5 m / 1e-5 rad"
+          + "".join(f", {k}={v}" for k, v in params.items()))
     print("| robot | solver | success % | success 95 % CI | success ≤ 1 ms % | median ms | mean ms | median restarts "
           "| overhead µs |")
     print("|---|---|---|---|---|---|---|---|---|")
     for robot in args.robots:
         for solver in args.solvers:
-            r = run(robot, solver, args.targets, args.timeout, args.seed)
+            r = run(robot, solver, args.targets, args.timeout, args.seed, params)
             print(
-                f"| {r['robot']} | {r['solver']} | {r['success']:.1f} | {r['success_ci'][0]:.1f}–{r['success_ci'][1]:.1f} | "
+                f"| {r['robot']} | {r['solver']} | {r['success']:.2f} | {r['success_ci'][0]:.2f}–{r['success_ci'][1]:.2f} | "
                 f"{r['within_1ms']:.1f} | "
                 f"{r['median_ms']:.3f} | {r['mean_ms']:.3f} | {r['median_restarts']:g} | {r['overhead_us']:.1f} |",
                 flush=True,

@@ -38,7 +38,7 @@ after [E Table 7.1]), all integers:
     population_size         population_size           1 … 20
     child_count             child_count               0 … 100
     elite_count             elite_count               0 … population_size (of the trial)
-    threads                 threads                   1 … 8   (islands, stepped in turn in one thread)
+    threads                 threads                   1 … 8   (islands, each on a thread of its own)
     species_count           species_count             1 … 20
     memetic_evolution_gens  memetic_evolution_gens    1 … 50
     memetic_opt_gens        memetic_opt_gens          1 … 50

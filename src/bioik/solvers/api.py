@@ -220,6 +220,9 @@ class Solver:
         #: named (and no parameters for the default), the one that can call them.
         self._python_name = PYTHON_GOALS_SOLVER if solver is None and not params else self.family.name
         self._single = self.family.single_pose  # its compiled entry once it is loaded
+        #: A single pose goal is solved by the whole-query kernel (one compiled call in this
+        #: thread), unless the settings run the search on threads of its own.
+        self._one_call = self.family.single_pose is not None and self.family.threads(self.settings) == 1
         #: Prepared problems by goal structure, never solved in: each workspace solves in
         #: its own copy (`Problem.copy`), so concurrent solves share no buffer.
         self._prepared: dict[tuple, Problem] = {}
@@ -268,7 +271,7 @@ class Solver:
         p = Problem(self.robot, goals)
         self._run_for(p)[0].check(p, SOLVERS.values())
         p.general_ready = False
-        if p.single_pose and self.family.single_pose is not None:
+        if p.single_pose and self._one_call:
             ws = _Workspace(self, self.family.settings({}))  # see `_load_general` on the defaults
             self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
             self._single = compiled_entry(self.family.single_pose)
@@ -291,11 +294,12 @@ class Solver:
 
     def _load_general(self, p: Problem) -> None:
         """Load the general search and the acceptance test for prepared problem p (one tiny
-        search on it). The search runs one step with the family's default parameters: the
-        same compiled code, while the user's (say 10,000 generations a step) could make that
-        one step outlast any sensible wait."""
-        family, _ = self._run_for(p)
-        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.settings({}), False)
+        search on it). The search runs one step with the family's default parameters (but
+        the user's thread count, `Family.warm_settings`): the same compiled code, while the
+        user's (say 10,000 generations a step) could make that one step outlast any
+        sensible wait."""
+        family, settings = self._run_for(p)
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.warm_settings(settings), False)
         p.accept(self.robot.center(), self.acceptance)
         c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
         clip_into(c, self.robot.lower, self.robot.upper)
@@ -355,7 +359,7 @@ class Solver:
             ws = _Workspace(self)
         try:
             problem = ws.problem(goals)  # one-time preparation is not part of the timeout
-            one_call = problem.single_pose and self.family.single_pose is not None
+            one_call = problem.single_pose and self._one_call
             if (callback is not None or not one_call) and not problem.template.general_ready:
                 self._general_ready(problem)  # a rejected answer goes on in the general search
             t0 = time.monotonic()

@@ -55,6 +55,11 @@ class Family:
     single_pose_batch: Callable[..., int] | None = None
     #: Arguments `single_pose` and `single_pose_batch` take after the protocol's five (e.g. bio2's normal deviates).
     single_pose_extra: tuple = ()
+    #: The parameter that runs `search` on that many threads of its own (bio2's `threads`:
+    #: its islands); with more than one, a solve takes the general search even for a
+    #: single pose goal, since the whole-query kernels run in the calling thread (a batch's
+    #: compiled chunks still use them, the islands stepped in turn). None: no such parameter.
+    thread_param: str | None = None
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
         """The settings vector: `params` over the defaults, each checked against its range
@@ -64,6 +69,19 @@ class Family:
             raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for solver {self.name!r}; known: {', '.join(self.defaults) or 'none'}")
         values = check_parameters({**self.defaults, **params}, self.name)
         return np.array([values[k] for k in self.defaults] + list(self.fixed))
+
+    def threads(self, settings: np.ndarray) -> int:
+        """The threads `search` runs on with these settings (`thread_param`)."""
+        if self.thread_param is None:
+            return 1
+        return int(settings[list(self.defaults).index(self.thread_param)])
+
+    def warm_settings(self, settings: np.ndarray) -> np.ndarray:
+        """The settings a warm-up search runs with: the defaults (one short step, however
+        large the user's), but the threads of `settings`, so that it loads the same code."""
+        if self.threads(settings) == 1:
+            return self.settings({})
+        return self.settings({self.thread_param: self.threads(settings)})
 
     def check(self, problem: Problem, solvers: Iterable[Family]) -> None:
         """Refuse goals this solver would not honour — goals that call Python, secondary

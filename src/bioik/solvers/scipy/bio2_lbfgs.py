@@ -24,7 +24,8 @@ small kernels built from `bioik.solvers.evolutionary.bio2`'s pieces:
 The population (genes, momenta, fitness) lives in numpy arrays owned by the driver; the
 RNG is the kernels' SplitMix64 state, seeded with the search's seed, and scipy's L-BFGS-B
 is deterministic, so a run is reproducible from the seed and the iteration budget (one
-iteration = one step of every island, as for `bio2`). The best configuration ever seen
+iteration = one step of every island; unlike `bio2`'s, these islands are stepped in turn
+in the calling thread). The best configuration ever seen
 (species bests at step start and L-BFGS results, all on exact FK) is kept separately, so
 a wipeout never loses it, and is returned when the deadline or the budget ends the search.
 

@@ -8,8 +8,8 @@ search on the best individuals, then wipes out stuck species. By concern:
   * `evolution` — step 2: mutation, scoring and selection of children (`evolve`);
   * `memetics` — step 3: the quadratic and linear line searches of `bio2_memetic` and
     `bio2_memetic_l`, and `bio2_lm`'s LM attempt;
-  * `search` — the settings, the step loop (steps 1 and 4, islands) and the registry
-    entries (`FAMILIES`).
+  * `search` — the settings, the step loop (steps 1 and 4, islands — on threads of their
+    own with `threads` > 1) and the registry entries (`FAMILIES`).
 """
 
 from bioik.solvers.evolutionary.bio2.evolution import (
@@ -63,15 +63,17 @@ from bioik.solvers.evolutionary.bio2.search import (
     bio2_pose_query,
     bio2_search,
     bio2_steps,
+    bio2_threads_search,
     goal_flags,
+    island_search,
     normal_table,
     step_scratch,
 )
 
 __all__ = [
     "DEFAULTS", "ChildPool", "Expansion", "GoalScratch", "LineScratch", "Population", "Species", "Work", "FAMILIES", "LINEAR", "LM", "LM_DEFAULTS", "MODEL", "NONE", "NORMALS", "QUADRATIC", "SETTING",
-    "bio2_pose_query", "bio2_search", "bio2_steps", "candidate_cost", "child_factors", "draw_rates", "evolve", "full_score",
-    "goal_flags", "goal_model", "goal_models", "line_search", "line_search_single", "lm_memetic", "memetic_step",
+    "bio2_pose_query", "bio2_search", "bio2_steps", "bio2_threads_search", "candidate_cost", "child_factors", "draw_rates", "evolve", "full_score",
+    "goal_flags", "goal_model", "goal_models", "island_search", "line_search", "line_search_single", "lm_memetic", "memetic_step",
     "merge_ranked", "model_cost", "normal_table", "offsets", "pool_scratch", "pose_score", "predicted_rotation",
     "rank_candidates", "reproduce", "score", "score_pose_children", "select", "single_offsets", "step_scratch",
     "winner_momenta",

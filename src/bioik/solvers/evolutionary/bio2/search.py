@@ -12,13 +12,20 @@ Then every species but the best is wiped out (all individuals set to one random 
 momentum zero) if it did not improve during the step — for `bio2_lm`: did not fall below
 `lm_stall_ratio` × its cost at the step's start, since LM always improves a little — or
 with probability 0.1 [R 3.7.5].
-The best solution ever seen is kept separately, so a wipeout never loses it. Islands are
-stepped in turn in one thread (this machine has about one core of throughput); the first
-island to pass the acceptance test ends the search.
+The best solution ever seen is kept separately, so a wipeout never loses it.
+
+Islands [R 3.7.4]: with `threads` > 1 each island runs on a thread of its own, the GIL
+released (`bio2_threads_search`, `bioik.solvers.core.islands`); they share nothing but a
+stop flag, which the first island to pass the acceptance test raises to end the others
+(and the best answer is taken when all have returned). As in [R], islands exchange no
+individuals. The whole-query kernels (`bio2_pose_query`, so a batch's compiled chunks)
+step the islands in turn in the calling thread instead; either way each island makes
+at most the step budget's steps.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -30,10 +37,12 @@ from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, SIZE
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, unpack
+from bioik.problem import Problem
+from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, STATS_SLOTS, unpack
 from bioik.solvers.core.batch import batch_queries
-from bioik.solvers.core.clock import now
+from bioik.solvers.core.clock import now, stoppable
 from bioik.solvers.core.family import Family, compiled
+from bioik.solvers.core.islands import flag_raised, raise_flag, run_islands
 from bioik.solvers.core.linalg import null_space_scratch
 from bioik.solvers.core.pose_query import search_query, workspace, workspace_size
 from bioik.solvers.core.rng import random_configuration, uniform
@@ -52,9 +61,9 @@ from bioik.solvers.evolutionary.bio2.memetics import (
 from bioik.solvers.evolutionary.bio2.model import MODEL, Expansion, GoalScratch, goal_models, offsets, score
 from bioik.solvers.local.lm_pose import pose_attempt
 
-#: Parameters [E Table 7.1], plus the memetic details. `threads` is the number of islands;
-#: they are stepped in turn in one thread (this machine has about one core of throughput,
-#: so 1 is the fastest setting here; BioIK 2's default was 4 threads).
+#: Parameters [E Table 7.1], plus the memetic details. `threads` is the number of islands,
+#: each on a thread of its own (BioIK 2's default was 4; 1 here, the deterministic search
+#: and no thread start per solve).
 DEFAULTS = {
     "population_size": 2,
     "child_count": 16,
@@ -164,13 +173,30 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
 
     settings: the DEFAULTS values in order, then the memetic variant.
     run: deadline, step budget, RNG seed, acceptance mode, random start. stats: steps, wipeouts.
-    Allocates the population and scratch, then runs `bio2_steps`.
+    All `threads` islands are stepped in turn in this thread (`island_search`).
+    """
+    islands = int(settings[SETTING.threads])
+    return island_search(ibuf, fbuf, q, settings, run, stats, normals, 0, islands, np.zeros(1, dtype=np.int64))[0]
+
+
+@njit(**JIT)
+def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, stop):
+    """Islands first … first+count−1 of a BioIK 2 search, stepped in turn (`bio2_search`'s
+    arguments); returns (success, the best configuration's cost), q ← that configuration.
+
+    Allocates the population and scratch, then runs `bio2_steps`. The RNG starts at the
+    run's seed (a random start draws from it, so every island starts at the same q); an
+    island search that starts past island 0 then reseeds it with the seed + first·2³², a
+    stream of its own, so island 0 searches as a one-island search does. stop: the
+    islands' stop flag (`bioik.solvers.core.islands`), read between species and raised
+    here on success or when the clock runs out — not when the step budget does, which
+    the other islands have as well.
     """
     prob = unpack(ibuf, fbuf)
     seg_i, out_seg, gi, bounds = prob.seg_i, prob.out_seg, prob.gi, prob.bounds
     slo, shi = bounds[2], bounds[3]
     P, C = int(settings[SETTING.population_size]), int(settings[SETTING.child_count])
-    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    I, S = count, int(settings[SETTING.species_count])
     variant = int(settings[SETTING.variant])
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(int(run[SEED]))
@@ -180,6 +206,8 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     L = 6 * O
     if run[RANDOM_START] > 0.0:
         random_configuration(rng, slo, shi, q)
+    if first > 0:
+        rng[0] = np.uint64(int(run[SEED])) + (np.uint64(first) << np.uint64(32))
     x0 = np.empty(n)
     _, _, R = goal_flags(gi)
     # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
@@ -187,7 +215,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     genes = np.empty((I, S, P, n))
     for i in range(I):
         for s in range(S):
-            if variant == LM and (i > 0 or s > 0):
+            if variant == LM and (first + i > 0 or s > 0):
                 random_configuration(rng, slo, shi, x0)
             else:
                 x0[:] = q
@@ -202,21 +230,25 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     ls = LineScratch(np.empty((5, L)), np.empty((1, n)), np.empty(n), np.empty(M), np.empty((10, M)))
     work = Work(population, ex, poff, pool, gs, ls, np.empty(n), seg, errors, lm_work,
                 workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
-    return bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), work)
+    success, best_fit = bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), work, stop)
+    if success or now() > run[DEADLINE]:
+        raise_flag(stop)
+    return success, best_fit
 
 
 @njit(**KERNEL)
-def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
-    """The steps of `bio2_search` until success, the step budget or the deadline; q ← the
-    best configuration. Allocation-free, so compiled without reference counting (the
-    population's views cost nothing per species)."""
+def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
+    """The steps of the population's islands, in turn, until success, the step budget, the
+    deadline or the stop flag (read between species); q ← the best configuration. Returns
+    (success, that configuration's cost). Allocation-free, so compiled without reference
+    counting (the population's views cost nothing per species)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
     slo, shi = bounds[2], bounds[3]
     deadline, max_steps, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
     P = int(settings[SETTING.population_size])
     elites = min(max(int(settings[SETTING.elite_count]), 0), P)
-    I, S = int(settings[SETTING.threads]), int(settings[SETTING.species_count])
+    I, S = work.population.genes.shape[0], int(settings[SETTING.species_count])
     evo_gens, opt_gens = int(settings[SETTING.memetic_evolution_gens]), int(settings[SETTING.memetic_opt_gens])
     p_wipe, mom_mix, h = settings[SETTING.wipeout_probability], settings[SETTING.momentum_mix], settings[SETTING.memetic_step]
     lam_k, lm_stall = settings[SETTING.lm_damping], settings[SETTING.lm_stall_ratio]
@@ -292,7 +324,8 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
                             for v in range(n):
                                 genes[i, s, k, v] = x[v]
                             fit[i, s, k] = fx
-                if now() > deadline:  # large populations or many species: a step can outlast the timeout
+                # large populations or many species: a step can outlast the timeout
+                if now() > deadline or flag_raised(stop):
                     late = True
                     break
             if success or late:
@@ -321,7 +354,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work):
         q[v] = best[v]
     stats[ITERATIONS] = steps
     stats[RESTARTS] = wipeouts
-    return success
+    return success, best_fit
 
 
 @njit(**JIT)
@@ -337,17 +370,55 @@ def bio2_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, ba
 
 
 _search = compiled(bio2_search, NORMALS)
+
+
+def bio2_threads_search(problem: Problem, q: np.ndarray, deadline: float, budget: int, seed: int, mode: int,
+                        settings: np.ndarray, random_start: bool = False) -> tuple[bool, int, int]:
+    """The Family.search protocol: one island (`threads` 1) is the compiled `bio2_search`;
+    more run at once, one `island_search` each on a thread of its own with the GIL released
+    (`bioik.solvers.core.islands`), until one succeeds (the stop flag ends the others),
+    each has made `budget` steps (the same work as `budget` steps of the islands stepped in
+    turn), or the deadline. Each island gets its own copy of the start q and of the
+    problem's float buffer (some goals keep scratch in it) [R 3.9.4].
+
+    The answer is that of the lowest-numbered island that succeeded, else of the one whose
+    best configuration costs least [R 3.7.4]; iterations: the most steps an island made;
+    restarts: all islands' wipeouts. Whether the search succeeds depends only on the seed
+    and the budget (each island's steps do, and only a success ends another island early),
+    unless the deadline comes first; which island's answer it is, and so q and the
+    iterations, can vary with the threads' timing.
+    """
+    islands = int(settings[SETTING.threads])
+    if islands == 1:
+        return _search(problem, q, deadline, budget, seed, mode, settings, random_start)
+    run = problem.run
+    run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = deadline, budget, seed, mode, random_start
+    stop = np.zeros(1, dtype=np.int64)
+    answers = [q] + [q.copy() for _ in range(islands - 1)]
+    stats = [np.zeros(STATS_SLOTS, dtype=np.int64) for _ in range(islands)]
+    fbufs = [problem.fbuf] + [problem.fbuf.copy() for _ in range(islands - 1)]
+    args = [(problem.ibuf, fbufs[i], answers[i], settings, run, stats[i], NORMALS, i, 1, stop) for i in range(islands)]
+    # island 0 runs in this thread: Ctrl-C ends it (`stoppable`), and its stop flag the others
+    calls = [partial(stoppable, island_search, deadline, *args[0])] + [partial(island_search, *a) for a in args[1:]]
+    outcomes = run_islands(calls, stop)
+    found = [bool(o[0]) for o in outcomes]
+    best = found.index(True) if any(found) else min(range(islands), key=lambda i: outcomes[i][1])
+    if best:
+        q[:] = answers[best]
+    return found[best], max(int(st[ITERATIONS]) for st in stats), sum(int(st[RESTARTS]) for st in stats)
+
+
 FAMILIES = (
-    Family("bio2", DEFAULTS, _search, fixed=(NONE,), single_pose=bio2_pose_query,
-           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
+    Family("bio2", DEFAULTS, bio2_threads_search, fixed=(NONE,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,), thread_param="threads",
            description="BioIK 2 evolution without memetics"),
-    Family("bio2_memetic", DEFAULTS, _search, fixed=(QUADRATIC,), single_pose=bio2_pose_query,
-           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
+    Family("bio2_memetic", DEFAULTS, bio2_threads_search, fixed=(QUADRATIC,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,), thread_param="threads",
            description="BioIK 2, quadratic memetics (faithful)"),
-    Family("bio2_memetic_l", DEFAULTS, _search, fixed=(LINEAR,), single_pose=bio2_pose_query,
-           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
+    Family("bio2_memetic_l", DEFAULTS, bio2_threads_search, fixed=(LINEAR,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,), thread_param="threads",
            description="BioIK 2, linear memetics"),
-    Family("bio2_lm", LM_DEFAULTS, _search, fixed=(LM,), single_pose=bio2_pose_query,
-           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,),
+    Family("bio2_lm", LM_DEFAULTS, bio2_threads_search, fixed=(LM,), single_pose=bio2_pose_query,
+           single_pose_batch=bio2_pose_batch, single_pose_extra=(NORMALS,), thread_param="threads",
            description="BioIK 2 evolution with LM memetics on exact Jacobians"),
 )
