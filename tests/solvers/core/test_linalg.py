@@ -62,11 +62,12 @@ def test_null_space_step_is_at_most_the_ratio_times_the_primary_step(rng, primar
     assert not dq.any()
 
 
-def test_the_secondary_bound_shrinks_on_a_stall_down_to_its_floor():
+def test_the_secondary_bound_shrinks_on_a_stall_down_to_its_floor_then_off():
     assert shrink_secondary_bound(8.0, 1.0, 2.0, 0.7) == (8.0, 2.0)  # E fell enough: unchanged
     assert shrink_secondary_bound(8.0, 1.9, 2.0, 0.7) == (2.0, np.inf)  # a stall: shrunk, not counted
     assert shrink_secondary_bound(2.0, 1.9, 2.0, 0.7) == (SECONDARY_RATIO_MIN, np.inf)
-    assert shrink_secondary_bound(SECONDARY_RATIO_MIN, 1.9, 2.0, 0.7) == (SECONDARY_RATIO_MIN, 2.0)  # counted
+    assert shrink_secondary_bound(SECONDARY_RATIO_MIN, 1.9, 2.0, 0.7) == (0.0, np.inf)  # off, still not counted
+    assert shrink_secondary_bound(0.0, 1.9, 2.0, 0.7) == (0.0, 2.0)  # off (or none): counted as a stall
 
 
 def test_null_space_step_matches_its_formula_with_scratch_larger_than_the_rows(rng):
