@@ -147,9 +147,10 @@ def rate_cell(o: Outcome) -> str:
     return f"{100 * o.rate:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def time_cell(o: Outcome) -> str:
-    """The mean wall time of all solves in ms (failures count at the time they took)."""
-    return f"{1e3 * o.time.mean():.2f} ms"
+def rate_time_cell(o: Outcome) -> str:
+    """`rate_cell` and the mean wall time of all solves in ms (failures count at the time
+    they took)."""
+    return f"{rate_cell(o)} ({1e3 * o.time.mean():.2f} ms)"
 
 
 def compare(a: Outcome, b: Outcome) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common import DB, RESULTS, arguments, publish, rate_cell, solver_table
+from common import DB, RESULTS, arguments, publish, rate_time_cell, solver_table
 
 #: [R Tables 4.1, 4.2]: method → (bioik solver, {robot: (success %, average ms)}).
 SOURCE = {
@@ -29,7 +29,7 @@ ROBOTS = {"ur5": "UR5", "iiwa14": "iiwa", "panda": "PR2 (panda stands in)"}
 
 def main(targets: int = 1000, db: Path = DB, results: Path = RESULTS) -> str:
     header, rows = solver_table(SOURCE, ROBOTS, targets, db, "R 4.1", lambda fig: f"{fig[0]:.2f} % ({fig[1]:.2f} ms)",
-                                lambda o: f"{rate_cell(o)} ({1e3 * o.time.mean():.2f} ms)")
+                                rate_time_cell)
     return publish("R-4.1", "[R Tables 4.1, 4.2] The FK/IK benchmark",
         "Success rate [95 % interval] (average time of all solves) within 5 ms at 1e-5 m / 1e-5 rad, random "
         f"starts. `python3 benchmarks/reproduce/r_tables_4_1_4_2.py --targets {targets}`.",

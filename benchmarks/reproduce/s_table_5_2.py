@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common import DB, RESULTS, Outcome, Protocol, arguments, publish, rate_cell, run
+from common import DB, RESULTS, Protocol, arguments, publish, rate_time_cell, run
 
 #: [S Table 5.2]: robot → (KDL, TRAC-IK, HGSA) as (success %, mean time ms).
 SOURCE = {
@@ -40,16 +40,12 @@ def source_cell(fig: tuple[float, float] | None) -> str:
     return "—" if fig is None else f"{fig[0]:.2f} % ({fig[1]:.2f} ms)"
 
 
-def our_cell(o: Outcome) -> str:
-    return f"{rate_cell(o)} ({1e3 * o.time.mean():.2f} ms)"
-
-
 def main(targets: int = 1000, db: Path = DB, results: Path = RESULTS) -> str:
     rows = []
     for robot, (name, *figs) in SOURCE.items():
         out = {k: run(p, db, f"S 5.2 {robot} {k}") for k, p in protocols(robot, targets).items()}
-        rows.append([name, source_cell(figs[0]), our_cell(out["KDL"]), source_cell(figs[1]), our_cell(out["TRAC-IK"]),
-                     source_cell(figs[2]), our_cell(out["HGSA"]), our_cell(out["strict"])])
+        rows.append([name, source_cell(figs[0]), rate_time_cell(out["KDL"]), source_cell(figs[1]), rate_time_cell(out["TRAC-IK"]),
+                     source_cell(figs[2]), rate_time_cell(out["HGSA"]), rate_time_cell(out["strict"])])
     return publish("S-5.2", "[S Table 5.2] Orocos KDL, TRAC-IK and HGSA",
         "Success rate [95 % interval] (mean time of all solves). Source: [S Table 5.2]; bioik: "
         "`kdl`, `trac` at 5 ms / 1e-5 m / 1e-5 rad, `bio1` at 1e-3 m / 1e-2 rad [S 5.5.3] within 1 s "
