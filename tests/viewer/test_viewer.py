@@ -1,5 +1,6 @@
 """The viewer without a browser: a handle update solves and updates the shown state; the
-visual geometry comes from the URDF; `bioik view` refuses bad input with one line."""
+visual geometry comes from the URDF (and from the disk cache the second time, never stale);
+`bioik view` refuses bad input with one line."""
 
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 
 import bioik
 from bioik.cli import main
+from bioik.viewer import geometry
 from bioik.viewer.geometry import robot_parts
 
 NO_VISER = "the viewer needs viser (pip install 'bioik[viz]')"
@@ -36,6 +38,17 @@ def test_moving_a_handle_solves_and_shows_the_answer(panda_viewer):
     assert np.allclose(viewer.slider_values(), viewer.q, atol=1e-12)
     assert np.allclose(robot.link_pose(viewer.q, "panda_link8"), T, atol=1e-4)
     assert np.abs(viewer.q - q0).max() < 0.5  # warm-started, minimal displacement: no jump
+
+
+def test_collision_spheres_are_built_when_first_shown(panda_viewer):
+    viewer = panda_viewer
+    viewer._show_spheres(False)
+    assert viewer._sphere_nodes is None  # hidden: nothing built
+    viewer._show_spheres(True)
+    nodes = viewer._sphere_nodes
+    assert len(nodes) >= 8 and all(n.visible for n in nodes)
+    viewer._show_spheres(False)
+    assert viewer._sphere_nodes is nodes and not any(n.visible for n in nodes)
 
 
 def test_added_goals_follow_their_types(panda_viewer):
@@ -86,7 +99,32 @@ def test_bundled_robots_are_drawn_from_their_visual_geometry():
     assert source == "visual"
     colors = {p.color for p in parts}
     assert (115, 153, 204) in colors  # ur_blue, rgba 0.45 0.6 0.8
-    assert all(len(p.mesh.faces) > 0 for p in parts)
+    assert all(len(p.faces) > 0 and p.faces.max() < len(p.vertices) for p in parts)
+
+
+def _no_reading(*args, **kwargs):
+    pytest.fail("the visuals were read although they were cached")
+
+
+def _copy_of_ur5(folder):
+    path = folder / "ur5.urdf"  # ur5's visuals are primitives: the copy needs no mesh files
+    path.write_text(bioik.robots.urdf_path("ur5").read_text())
+    return path
+
+
+def test_drawn_parts_come_back_from_the_cache_and_never_stale(tmp_path, monkeypatch):
+    monkeypatch.setenv("BIOIK_CACHE_DIR", str(tmp_path / "cache"))
+    path = _copy_of_ur5(tmp_path)
+    first, _ = robot_parts(bioik.load_robot(str(path)))
+    monkeypatch.setattr(geometry, "_visual_parts", _no_reading)
+    again, source = robot_parts(bioik.load_robot(str(path)))
+    assert source == "visual" and [(p.link, p.color) for p in again] == [(p.link, p.color) for p in first]
+    assert all(np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces) for a, b in zip(again, first))
+    monkeypatch.undo()
+    monkeypatch.setenv("BIOIK_CACHE_DIR", str(tmp_path / "cache"))
+    path.write_text(path.read_text().replace('rgba="0.45 0.6 0.8 1"', 'rgba="1 0 0 1"', 1))
+    changed, _ = robot_parts(bioik.load_robot(str(path)))
+    assert (255, 0, 0) in {p.color for p in changed}
 
 
 def test_a_robot_without_a_urdf_file_is_drawn_from_its_collision_geometry():

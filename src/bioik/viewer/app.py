@@ -52,10 +52,12 @@ class Viewer:
         scene: obstacles to draw (None: none).
         host: the address to listen on (127.0.0.1: this machine only).
         port: the port (0: any free port).
+        announce: print the URL as soon as the server listens, so a browser loads the page
+            while the robot is prepared.
     """
 
     def __init__(self, robot: Robot, q: Any = None, *, solver: str = "lm", timeout: float = TIMEOUT,
-                 scene: Scene | None = None, host: str = "127.0.0.1", port: int = 8080) -> None:
+                 scene: Scene | None = None, host: str = "127.0.0.1", port: int = 8080, announce: bool = False) -> None:
         viser = _viser()
         self.robot = robot
         self.scene = scene
@@ -70,14 +72,23 @@ class Viewer:
         self._requested = self._solved = 0  # handle updates asked for / solved (drops stale queued ones)
         self.server = viser.ViserServer(host=host, port=port, verbose=False)
         self._host = host
-        self._draw_robot()
-        if scene is not None:
-            self._draw_scene(scene)
-        self._build_panel()
-        for tip in robot.tips:
-            self.add_goal("pose", tip)
-        self._show()
-        self._aim_camera()
+        self._camera: tuple[np.ndarray, np.ndarray] | None = None
+        self.server.on_client_connect(self._aim_client)
+        # Lights, not viser's default HDR environment map: decoding that map held back a
+        # browser's first picture by about 6 s (headless Chromium, software WebGL).
+        self.server.scene.configure_environment_map(hdri=None)
+        self.server.scene.configure_default_lights(True, cast_shadow=False)
+        if announce:  # the page loads in the browser while the robot is prepared here
+            print(f"bioik viewer: {self.url}", flush=True)
+        with self._lock:  # a page that connects now waits for the camera aim
+            self._draw_robot()
+            if scene is not None:
+                self._draw_scene(scene)
+            self._aim_camera()
+            self._build_panel()
+            for tip in robot.tips:
+                self.add_goal("pose", tip)
+            self._show()
 
     # ---- the Python API ---------------------------------------------------------------
 
@@ -261,22 +272,34 @@ class Viewer:
     # ---- drawing ------------------------------------------------------------------------
 
     def _draw_robot(self) -> None:
-        """A frame per drawn link, its meshes (and hidden collision spheres) under it."""
+        """A frame per drawn link and its meshes under it (collision spheres come on first show)."""
         parts, self._drawn_from = robot_parts(self.robot)
-        try:
-            spheres = sphere_parts(sphere_model(self.robot))
-        except (OSError, ValueError):  # a mesh the sphere cover cannot read: no spheres to toggle
-            spheres = []
-        links = list(dict.fromkeys([p.link for p in parts] + [p.link for p in spheres]))
+        with_spheres = [link.name for link in self.robot.model.links if link.collision]
+        links = list(dict.fromkeys([p.link for p in parts] + with_spheres))
         self._drawn_links = links
-        self._frames = [self.server.scene.add_frame(f"/robot/{i}", show_axes=False) for i in range(len(links))]
-        index = {link: i for i, link in enumerate(links)}
+        poses = self.robot.fk(self._q, links)
+        self._frames = [self.server.scene.add_frame(f"/robot/{i}", show_axes=False, position=T[:3, 3],
+                                                    wxyz=quat_from_matrix(T[:3, :3])) for i, T in enumerate(poses)]
         for k, p in enumerate(parts):
-            self.server.scene.add_mesh_simple(f"/robot/{index[p.link]}/part{k}", p.mesh.vertices, p.mesh.faces, color=p.color)
-        self._sphere_nodes = [
-            self.server.scene.add_mesh_simple(f"/robot/{index[p.link]}/spheres", p.mesh.vertices, p.mesh.faces, color=p.color,
-                                              opacity=0.45, visible=False)
-            for p in spheres]
+            self.server.scene.add_mesh_simple(f"/robot/{links.index(p.link)}/part{k}", p.vertices, p.faces, color=p.color)
+        self._sphere_nodes: list[Any] | None = None
+
+    def _show_spheres(self, visible: bool) -> None:
+        """Show or hide the collision spheres; the first show builds them (a second or so)."""
+        with self._lock:
+            if self._sphere_nodes is None:
+                if not visible:
+                    return
+                try:
+                    spheres = sphere_parts(sphere_model(self.robot))
+                except (OSError, ValueError):  # a mesh the sphere cover cannot read: no spheres to show
+                    spheres = []
+                self._sphere_nodes = [
+                    self.server.scene.add_mesh_simple(f"/robot/{self._drawn_links.index(p.link)}/spheres", p.vertices,
+                                                      p.faces, color=p.color, opacity=0.45)
+                    for p in spheres]
+            for node in self._sphere_nodes:
+                node.visible = visible
 
     def _draw_scene(self, scene: Scene) -> None:
         for i, (name, mesh) in enumerate(obstacle_meshes(scene).items()):
@@ -287,8 +310,17 @@ class Viewer:
         points = np.concatenate([self.robot.fk(self._q, self._drawn_links)[:, :3, 3], np.zeros((1, 3))])
         centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
         size = max(float(np.ptp(points, axis=0).max()), 0.5)
-        self.server.initial_camera.look_at = centre
-        self.server.initial_camera.position = centre + size * np.array([1.2, 0.9, 0.6])
+        self._camera = (centre, centre + size * np.array([1.2, 0.9, 0.6]))
+        self.server.initial_camera.look_at, self.server.initial_camera.position = self._camera
+
+    def _aim_client(self, client: Any) -> None:
+        """Aim a newly connected page's camera (one that connected before the initial camera
+        was set would keep viser's default). Position first: setting it shifts the look-at."""
+        with self._lock:
+            if self._camera is not None:
+                centre, eye = self._camera
+                client.camera.position = eye
+                client.camera.look_at = centre
 
     def _add_handle(self, goal: ViewerGoal, i: int) -> Any:
         T = goal.pose
@@ -347,10 +379,6 @@ class Viewer:
         for i, s in enumerate(self._sliders):
             s.on_update(lambda e, i=i: e.client is not None and self._panel_joint(i, e.target.value))
 
-    def _show_spheres(self, visible: bool) -> None:
-        for node in self._sphere_nodes:
-            node.visible = visible
-
     def _remove_last_goal(self) -> None:
         with self._lock:
             if self._goals:
@@ -394,8 +422,7 @@ def show(robot: Robot, q: Sequence[float] | np.ndarray | None = None, *, block: 
     Returns:
         The `Viewer`.
     """
-    viewer = Viewer(robot, q, **options)
-    print(f"bioik viewer: {viewer.url}", flush=True)
+    viewer = Viewer(robot, q, announce=True, **options)
     if block if block is not None else not _interactive():
         viewer.wait()
     return viewer

@@ -5,16 +5,24 @@ bioik's `RobotModel` keeps only collision geometry (what the solvers need), so t
 are read here from the robot's URDF file, with the same safe XML parser and the same mesh
 confinement as the loader (`bioik.model.resolve_mesh`). A robot without a URDF file
 (loaded from text or a `RobotModel`) is drawn from its collision geometry instead.
+
+Reading the visuals takes trimesh (about a second to import) and the mesh loaders, so the
+merged parts of a URDF file are kept on disk (`bioik._cache_dir.cache_dir("viewer")`), keyed
+like parsed models: the URDF bytes, its path, each mesh file's path, size and time, and this
+module's code. A warm `bioik view` then draws without importing trimesh.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bioik import _cache_dir
 from bioik.collision.link_geometry import link_pieces
 from bioik.collision.spheres import SphereModel
 from bioik.kinematics import Robot
@@ -35,11 +43,16 @@ OBSTACLE_COLOR = (150, 160, 175)
 
 @dataclass(frozen=True)
 class Part:
-    """One drawable mesh of a link in the link frame, with its RGB colour (0–255)."""
+    """One drawable triangle mesh of a link in the link frame, with its RGB colour (0–255)."""
 
     link: str
-    mesh: trimesh.Trimesh
+    vertices: np.ndarray  # (n, 3) float
+    faces: np.ndarray  # (m, 3) int
     color: tuple[int, int, int]
+
+
+def _part(link: str, mesh: trimesh.Trimesh, color: tuple[int, int, int]) -> Part:
+    return Part(link, np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64), color)
 
 
 def robot_parts(robot: Robot) -> tuple[list[Part], str]:
@@ -53,10 +66,18 @@ def robot_parts(robot: Robot) -> tuple[list[Part], str]:
     if path is None:
         import trimesh
 
-        parts = [Part(link.name, trimesh.util.concatenate([p.trimesh() for p in link_pieces(link)]), DEFAULT_COLOR)
+        parts = [_part(link.name, trimesh.util.concatenate([p.trimesh() for p in link_pieces(link)]), DEFAULT_COLOR)
                  for link in robot.model.links if link.collision]
         return parts, "collision"
-    return _merge(_visual_parts(path, set(robot.model.link_names))), "visual"
+    text, origin, folder = read_source(path)
+    root = parse_xml(text, origin)
+    links = set(robot.model.link_names)
+    key = _parts_key(text, origin, folder, root, links)
+    parts = _load_parts(key)
+    if parts is None:
+        parts = _merge(_visual_parts(origin, root, folder, links))
+        _store_parts(key, parts)
+    return parts, "visual"
 
 
 def sphere_parts(spheres: SphereModel) -> list[Part]:
@@ -69,7 +90,7 @@ def sphere_parts(spheres: SphereModel) -> list[Part]:
         pick = spheres.link_of == i
         balls = [trimesh.Trimesh(unit.vertices * r + c, unit.faces, process=False)
                  for c, r in zip(spheres.centres[pick], spheres.radii[pick])]
-        parts.append(Part(link, trimesh.util.concatenate(balls), SPHERE_COLOR))
+        parts.append(_part(link, trimesh.util.concatenate(balls), SPHERE_COLOR))
     return parts
 
 
@@ -92,9 +113,41 @@ def _urdf_file(robot: Robot) -> Path | None:
     return None
 
 
-def _visual_parts(path: Path, links: set[str]) -> list[Part]:
-    text, origin, folder = read_source(path)
-    root = parse_xml(text, origin)
+def _parts_key(text: bytes, origin: str, folder: Path | None, root, links: set[str]) -> str:
+    """The cache key of a URDF file's drawn parts (see the module docstring)."""
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    h = hashlib.sha256(f"{code}|{origin}|{folder}|{sorted(links)}|".encode())
+    h.update(text)
+    for el in root.iter("mesh"):
+        try:
+            found = resolve_mesh(el.get("filename") or "", folder)
+            stat = found.stat()
+            h.update(f"|{found}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+        except (OSError, ValueError):  # reading the visuals will say what is wrong
+            h.update(b"|missing")
+    return h.hexdigest()[:32]
+
+
+def _load_parts(key: str) -> list[Part] | None:
+    """The stored parts of `key`, or None (missing or unreadable: read the URDF again)."""
+    try:
+        with np.load(_cache_dir.cache_dir("viewer") / f"{key}.npz") as z:
+            return [Part(str(link), z[f"v{i}"], z[f"f{i}"], tuple(int(c) for c in color))
+                    for i, (link, color) in enumerate(zip(z["links"], z["colors"]))]
+    except Exception:  # noqa: BLE001 — a damaged entry only means reading the visuals again
+        return None
+
+
+def _store_parts(key: str, parts: list[Part]) -> None:
+    arrays = {"links": np.array([p.link for p in parts]), "colors": np.array([p.color for p in parts], dtype=np.int64)}
+    for i, p in enumerate(parts):
+        arrays[f"v{i}"], arrays[f"f{i}"] = p.vertices, p.faces
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    _cache_dir.write_whole(_cache_dir.cache_dir("viewer") / f"{key}.npz", lambda f: f.write(buffer.getvalue()))
+
+
+def _visual_parts(origin: str, root, folder: Path | None, links: set[str]) -> list[Part]:
     colors = {m.get("name"): _rgba(origin, m) for m in root.findall("material") if m.get("name")}
     parts = []
     for link in root.findall("link"):
@@ -109,7 +162,7 @@ def _visual_parts(path: Path, links: set[str]) -> list[Part]:
             color = colors.get(material.get("name")) if material is not None else None
             if material is not None and material.find("color") is not None:
                 color = _rgba(origin, material)
-            parts.append(Part(name, mesh, color or DEFAULT_COLOR))
+            parts.append(_part(name, mesh, color or DEFAULT_COLOR))
     return parts
 
 
@@ -174,9 +227,12 @@ def _rgba(origin: str, material) -> tuple[int, int, int] | None:
 
 def _merge(parts: list[Part]) -> list[Part]:
     """One part per (link, colour): the meshes concatenated."""
-    import trimesh
-
-    groups: dict[tuple[str, tuple[int, int, int]], list] = {}
+    groups: dict[tuple[str, tuple[int, int, int]], list[Part]] = {}
     for p in parts:
-        groups.setdefault((p.link, p.color), []).append(p.mesh)
-    return [Part(link, trimesh.util.concatenate(meshes), color) for (link, color), meshes in groups.items()]
+        groups.setdefault((p.link, p.color), []).append(p)
+    merged = []
+    for (link, color), group in groups.items():
+        offsets = np.cumsum([0] + [len(p.vertices) for p in group[:-1]])
+        merged.append(Part(link, np.concatenate([p.vertices for p in group]),
+                           np.concatenate([p.faces + o for p, o in zip(group, offsets)]), color))
+    return merged
