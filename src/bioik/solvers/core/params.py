@@ -95,6 +95,7 @@ SPECS: dict[str, Spec] = {
     "kdl_slice": COUNT,
     "sqp_slice": COUNT,
     "sqp_attempt_iterations": COUNT,
+    "partial_restarts": SWITCH,  # lm: restarts keep the settled goals' joints (`bioik.solvers.core.restarts`)
     # BioIK 1 ([S] uses a population of 12; one generation of 1000 takes ≈ 0.5 ms)
     "population": Spec(True, 2, MAX_POPULATION),
     "elites": Spec(True, 0, MAX_POPULATION),

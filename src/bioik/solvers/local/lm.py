@@ -10,7 +10,9 @@ converging); the ratio starts at 8 and shrinks 4× (to 0.5, then to 0: off) afte
 that fails to cut E, which then counts as no stall (`shrink_secondary_bound`), so they steer
 without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
-`attempt_iterations` steps. The search ends at the first configuration that passes the
+`attempt_iterations` steps; with several primary goals, a restart keeps the variables of
+the goals that have settled (`bioik.solvers.core.restarts`; `partial_restarts=0`: every
+restart draws every variable). The search ends at the first configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
 final check always agrees), at the deadline, or after `max_iterations` steps.
 """
@@ -29,14 +31,14 @@ from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_scratch,
                                        null_space_step, shrink_secondary_bound, stack_residuals)
-from bioik.solvers.core.rng import random_configuration
+from bioik.solvers.core.restarts import restart
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import Family, compiled
 from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
-DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5}
+DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5, "partial_restarts": 1}
 SETTING = slots(DEFAULTS)
 
 
@@ -63,7 +65,7 @@ def next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attem
 def lm_search(ibuf, fbuf, q, settings, run, stats):
     """Search from q (overwritten with the best configuration found); True on success.
 
-    settings: damping, stall_ratio, attempt_iterations, tolerance_scale.
+    settings: damping, stall_ratio, attempt_iterations, tolerance_scale, partial_restarts.
     run: deadline (monotonic s), iteration budget, RNG seed, acceptance mode, random start.
     stats (out): iterations, restarts.
     """
@@ -92,9 +94,11 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     M = np.empty((m, m))
     b = np.empty(m)
     dq = np.empty(n)
+    moved = np.empty(n, dtype=np.bool_)
     gt_inner = gt * settings[SETTING.tolerance_scale]
     k_damp, stall_ratio = settings[SETTING.damping], settings[SETTING.stall_ratio]
     attempt_max = int(settings[SETTING.attempt_iterations])
+    partial = settings[SETTING.partial_restarts] != 0.0
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
 
     ratio = SECONDARY_RATIO_MAX if has_secondary else 0.0  # kept across restarts
@@ -106,6 +110,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     attempt = 0
     it = 0
     restarts = 0
+    partial_run = 0
     success = False
     while True:
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
@@ -123,7 +128,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
         if move == STOP:
             break
         if move == RESTART:
-            random_configuration(rng, slo, shi, qc)
+            partial_run = restart(gi, gf, gw, gt_inner, e, Je, rng, slo, shi, qc, partial, partial_run, moved)
             restarts += 1
             E_prev, stalls, attempt = np.inf, 0, 0
             continue
