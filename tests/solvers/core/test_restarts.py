@@ -32,8 +32,9 @@ def _restart(robot, goals, q, partial_run=0, seed=3, partial=True):
     gi, gf, gw, gt, e, Je = _state(robot, goals, q)
     out = q.copy()
     rng = np.array([seed], dtype=np.uint64)
+    G, n = len(goals), robot.dof  # one component: every label 0
     run = restart(gi, gf, gw, gt, e, Je, rng, robot.sample_lower, robot.sample_upper, out, partial, partial_run,
-                  np.empty(robot.dof, dtype=np.bool_))
+                  np.empty(n, dtype=np.bool_), np.zeros(G, np.int64), np.zeros(n, np.int64), 0)
     return out, run
 
 

@@ -1,4 +1,5 @@
-"""Partial restarts for searches over several primary goals (used by `lm`).
+"""Partial restarts for searches over several primary goals (used by `lm`), per
+component (`bioik.solvers.core.components`) when the goals split into several.
 
 A restart of a multi-goal search re-samples only the variables of the goals still unmet,
 so a solved foot is not thrown away because a hand is stuck. The rule:
@@ -22,7 +23,7 @@ from numba import njit
 from bioik.goals.acceptance import goal_cost_bound
 from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.kinematics.frames import JIT
-from bioik.solvers.core.rng import random_configuration, uniform
+from bioik.solvers.core.rng import uniform
 
 #: A goal whose cost is within this many times its acceptance bound keeps its variables.
 SETTLED = 1e4
@@ -31,14 +32,15 @@ PARTIAL_RUN = 2
 
 
 @njit(**JIT)
-def restart(gi, gf, gw, gt, e, Je, rng, slo, shi, q, partial, partial_run, move):
-    """Restart q after `partial_run` partial restarts in a row (see the module docstring;
-    every restart is full when `partial` is False); e, Je are the primary goals' stacked
+def restart(gi, gf, gw, gt, e, Je, rng, slo, shi, q, partial, partial_run, move, goal_comp, var_comp, c):
+    """Restart component c of q (`bioik.solvers.core.components`; one component: all of
+    q) after `partial_run` partial restarts of it in a row (see the module docstring;
+    every restart is full when `partial` is False). e, Je are the primary goals' stacked
     residuals and Jacobian at q (`stack_residuals`), move (n,) bool scratch. Returns the
     new count of partial restarts in a row."""
     n = q.shape[0]
     if not partial or partial_run >= PARTIAL_RUN:
-        random_configuration(rng, slo, shi, q)
+        _draw(rng, slo, shi, q, var_comp, c)
         return 0
     move[:] = False
     settled = unsettled = 0
@@ -47,22 +49,32 @@ def restart(gi, gf, gw, gt, e, Je, rng, slo, shi, q, partial, partial_run, move)
         if gi[g, SECONDARY]:
             continue
         size = gi[g, SIZE]
-        c = 0.0
-        for k in range(row, row + size):
-            c += e[k] * e[k]
-        if 0.5 * c <= SETTLED * goal_cost_bound(gi, gf, gw, gt, g):
-            settled += 1
-        else:
-            unsettled += 1
+        if goal_comp[g] == c:
+            cost = 0.0
             for k in range(row, row + size):
-                for v in range(n):
-                    if Je[k, v] != 0.0:
-                        move[v] = True
+                cost += e[k] * e[k]
+            if 0.5 * cost <= SETTLED * goal_cost_bound(gi, gf, gw, gt, g):
+                settled += 1
+            else:
+                unsettled += 1
+                for k in range(row, row + size):
+                    for v in range(n):
+                        if Je[k, v] != 0.0:
+                            move[v] = True
         row += size
     if settled == 0 or unsettled == 0:
-        random_configuration(rng, slo, shi, q)
+        _draw(rng, slo, shi, q, var_comp, c)
         return 0
     for v in range(n):
         if move[v]:
             q[v] = slo[v] + uniform(rng) * (shi[v] - slo[v])
     return partial_run + 1
+
+
+@njit(inline="always", **JIT)
+def _draw(rng, slo, shi, q, var_comp, c):
+    """The variables of component c uniform in their box, in order (one component: the
+    same draws as `random_configuration`)."""
+    for v in range(q.shape[0]):
+        if var_comp[v] == c:
+            q[v] = slo[v] + uniform(rng) * (shi[v] - slo[v])

@@ -12,7 +12,11 @@ without disturbing. An attempt restarts from a uniform random
 configuration when E fails to fall below `stall_ratio`·E twice in a row or after
 `attempt_iterations` steps; with several primary goals, a restart keeps the variables of
 the goals that have settled (`bioik.solvers.core.restarts`; `partial_restarts=0`: every
-restart draws every variable). The search ends at the first configuration that passes the
+restart draws every variable). Pose-type goals that share no variable (a humanoid's feet
+and its upper body) are solved as independent sub-problems, each with its own damping,
+stall count and restarts (`bioik.solvers.core.components`; `independent_goals=0`: one
+problem). The search ends at the first
+configuration that passes the
 acceptance test at `tolerance_scale` × the goal tolerances (a margin, so that the exact
 final check always agrees), at the deadline, or after `max_iterations` steps.
 """
@@ -22,13 +26,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import acceptable_cost, goal_errors
+from bioik.goals.acceptance import acceptable_cost, goal_cost_bound, goal_errors
 from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
+from bioik.solvers.core.components import component_costs, component_step, goal_components
 from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_scratch,
                                        null_space_step, shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.restarts import restart
@@ -38,7 +43,8 @@ from bioik.solvers.core.family import Family, compiled
 from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
-DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5, "partial_restarts": 1}
+DEFAULTS = {"damping": 0.1, "stall_ratio": 0.7, "attempt_iterations": 40, "tolerance_scale": 0.5, "partial_restarts": 1,
+            "independent_goals": 1}
 SETTING = slots(DEFAULTS)
 
 
@@ -65,7 +71,8 @@ def next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attem
 def lm_search(ibuf, fbuf, q, settings, run, stats):
     """Search from q (overwritten with the best configuration found); True on success.
 
-    settings: damping, stall_ratio, attempt_iterations, tolerance_scale, partial_restarts.
+    settings: damping, stall_ratio, attempt_iterations, tolerance_scale, partial_restarts,
+    independent_goals.
     run: deadline (monotonic s), iteration budget, RNG seed, acceptance mode, random start.
     stats (out): iterations, restarts.
     """
@@ -100,6 +107,17 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     attempt_max = int(settings[SETTING.attempt_iterations])
     partial = settings[SETTING.partial_restarts] != 0.0
     E_max = acceptable_cost(gi, gf, gw, gt_inner)
+    # independent sub-problems (C > 1): a step, stall count and restarts of their own each
+    goal_comp, var_comp, row_comp = np.empty(G, np.int64), np.empty(n, np.int64), np.empty(R, np.int64)
+    C = goal_components(gi, seg_i, out_seg, n, goal_comp, var_comp, row_comp, settings[SETTING.independent_goals] != 0.0)
+    Ec, Ec_prev, E_max_c = np.empty(C), np.full(C, np.inf), np.zeros(C)
+    stalls_c, attempt_c, partial_c = np.zeros(C, np.int64), np.zeros(C, np.int64), np.zeros(C, np.int64)
+    for g in range(G):
+        if not gi[g, SECONDARY]:
+            E_max_c[goal_comp[g]] += goal_cost_bound(gi, gf, gw, gt_inner, g)
+    split = C > 1
+    cols, ec, dqc = np.empty(n if split else 1, np.int64), np.empty(R if split else 1), np.empty(n if split else 1)
+    Jc = np.empty((R, n) if split else (1, 1))
 
     ratio = SECONDARY_RATIO_MAX if has_secondary else 0.0  # kept across restarts
     qc = q.copy()
@@ -110,7 +128,6 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     attempt = 0
     it = 0
     restarts = 0
-    partial_run = 0
     success = False
     while True:
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
@@ -123,26 +140,55 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             success = True
             break
         it += 1
+        ratio_before = ratio
         ratio, E_prev = shrink_secondary_bound(ratio, E, E_prev, stall_ratio)
-        move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
-        if move == STOP:
-            break
-        if move == RESTART:
-            partial_run = restart(gi, gf, gw, gt_inner, e, Je, rng, slo, shi, qc, partial, partial_run, moved)
-            restarts += 1
-            E_prev, stalls, attempt = np.inf, 0, 0
-            continue
-        E_prev = E
         lam = k_damp * E + 1e-12
-        if not damped_step(Je, e, rows, n, lam, M, b, dq):
+        restarted = False
+        if not split:
+            move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
+            if move == STOP:
+                break
+            if move == RESTART:
+                partial_c[0] = restart(gi, gf, gw, gt_inner, e, Je, rng, slo, shi, qc, partial, partial_c[0], moved,
+                                       goal_comp, var_comp, 0)
+                restarts += 1
+                E_prev, stalls, attempt = np.inf, 0, 0
+                continue
+            if not damped_step(Je, e, rows, n, lam, M, b, dq):
+                dq[:] = 0.0
+            attempt += 1
+        else:
+            if it >= max_iterations or ((it & 31) == 0 and now() > deadline):
+                break
+            component_costs(e, rows, row_comp, Ec)
             dq[:] = 0.0
-        if has_secondary:  # secondary goals act in the null space of the primary ones
+            stop = False
+            for c in range(C):
+                if Ec[c] > E_max_c[c]:  # a component within its acceptance bound never stalls
+                    if ratio == ratio_before:  # a step the secondary bound shrank after is no stall
+                        stalls_c[c] = stalls_c[c] + 1 if Ec[c] > stall_ratio * Ec_prev[c] else 0
+                    if stalls_c[c] >= 2 or attempt_c[c] >= attempt_max:
+                        if now() > deadline:
+                            stop = True
+                            break
+                        partial_c[c] = restart(gi, gf, gw, gt_inner, e, Je, rng, slo, shi, qc, partial, partial_c[c], moved,
+                                               goal_comp, var_comp, c)
+                        restarts += 1
+                        Ec_prev[c], stalls_c[c], attempt_c[c] = np.inf, 0, 0
+                        restarted = True
+                        continue  # its next step waits for the new FK
+                Ec_prev[c] = Ec[c]
+                component_step(Je, e, rows, c, k_damp * Ec[c] + 1e-12, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq)
+                attempt_c[c] += 1
+            if stop:
+                break
+        E_prev = E
+        if has_secondary and not restarted:  # secondary goals act in the null space of the primary ones
             srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, es, Js, True)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)
         for i in range(n):
             x = qc[i] + dq[i]
             qc[i] = min(max(x, lo[i]), hi[i])
-        attempt += 1
     q[:] = best
     stats[ITERATIONS] = it
     stats[RESTARTS] = restarts
