@@ -1,6 +1,7 @@
 """The neural solvers' inputs, computed by one compiled code for training and for search.
 
-- `joint_features`: joint values scaled to [−1, 1] by the sampling limits.
+- `joint_features`: joint values scaled to [−1, 1] by the sampling limits, their sines
+  and cosines.
 - `goal_difference` (neural2): goal minus tip in the robot's base frame: the position
   difference (m) and the rotation vector of q_G ⊗ q_E* (rad). The base frame, because
   the network also sees the joint values: the map (q, Δx) ↦ Δq it has to learn is then
@@ -22,11 +23,20 @@ DIFFERENCE = 6
 POSE = 9
 
 
+#: Inputs per joint value (`joint_features`).
+PER_JOINT = 3
+
+
 @njit(inline="always", **JIT)
 def joint_features(q, slo, shi, x):
-    """x[:n] ← q scaled to [−1, 1] by the sampling box [slo, shi]."""
-    for i in range(q.shape[0]):
+    """x[:3n] ← q scaled to [−1, 1] by the sampling box [slo, shi], then sin q and cos q:
+    FK and its Jacobian are sums of products of those, which a small tanh network fits far
+    more easily than the angles (and a full-turn joint's pose repeats with them)."""
+    n = q.shape[0]
+    for i in range(n):
         x[i] = (2.0 * q[i] - slo[i] - shi[i]) / (shi[i] - slo[i])
+        x[n + i] = np.sin(q[i])
+        x[2 * n + i] = np.cos(q[i])
 
 
 @njit(inline="always", **JIT)
@@ -58,7 +68,7 @@ def offset_inputs(Q, F, G, slo, shi, X):
     for i in range(Q.shape[0]):
         joint_features(Q[i], slo, shi, X[i])
         f = F[i]
-        goal_difference(G[i], f[0], f[1], f[2], f[3], f[4], f[5], f[6], X[i], n)
+        goal_difference(G[i], f[0], f[1], f[2], f[3], f[4], f[5], f[6], X[i], PER_JOINT * n)
 
 
 @njit(**JIT)

@@ -30,12 +30,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.base import POSE
 from bioik.goals.pose import reduced_pose_residual
 from bioik.kinematics.frames import JIT
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, unpack
 from bioik.solvers.core.batch import batch_queries
-from bioik.solvers.core.family import Family, compiled
+from bioik.solvers.core.family import POSE_KINDS, Family, compiled
 from bioik.solvers.core.pose_query import goal_rows, met, search_query, tip_frame
 from bioik.solvers.core.rng import random_configuration
 from bioik.solvers.core.settings import slots
@@ -43,7 +42,7 @@ from bioik.solvers.core.workspace import search_start
 from bioik.solvers.local.gd import full_turns, into_limits
 from bioik.solvers.local.lm import DEFAULTS as LM_DEFAULTS
 from bioik.solvers.local.lm import RESTART, STOP, lm_search, next_move
-from bioik.solvers.neural.features import goal_difference, joint_features, pose_features
+from bioik.solvers.neural.features import DIFFERENCE, PER_JOINT, goal_difference, joint_features, pose_features
 from bioik.solvers.neural.network import mlp_forward, mlp_width, near_norm
 
 #: neural2's parameters (measured on ur5, panda and iiwa14 at 5 ms: the network's steps do
@@ -59,17 +58,18 @@ def offset_step(net, q, g, px, py, pz, qw, qx, qy, qz, slo, shi, x, dq, h):
     """dq ← the network's joint offset towards goal row g from q (tip at the frame),
     with the goal difference scaled to the network's trained size (see the module)."""
     n = q.shape[0]
+    d = PER_JOINT * n  # first difference input
     joint_features(q, slo, shi, x)
-    goal_difference(g, px, py, pz, qw, qx, qy, qz, x, n)
+    goal_difference(g, px, py, pz, qw, qx, qy, qz, x, d)
     L = int(net[1])
     scale = 4 + L + int(net[2])  # x_scale of the first input
     m = 0.0
-    for k in range(n, n + 6):
+    for k in range(d, d + DIFFERENCE):
         z = x[k] / net[scale + k]
         m += z * z
     m = np.sqrt(m)
     s = near_norm(net) / m if m > 0.0 else 1.0
-    for k in range(n, n + 6):
+    for k in range(d, d + DIFFERENCE):
         x[k] *= s
     mlp_forward(net, x, dq, h)
     if s > 1.0:
@@ -96,7 +96,7 @@ def neural2_search(ibuf, fbuf, q, settings, run, stats):
     g = gf[0]
     seg = np.empty((max(seg_i.shape[0], 1), 7))
     frame, err, e = np.empty(7), np.empty(6), np.empty(6)
-    x, dq, h = np.empty(n + 6), np.empty(n), np.empty(2 * mlp_width(net))
+    x, dq, h = np.empty(PER_JOINT * n + DIFFERENCE), np.empty(n), np.empty(2 * mlp_width(net))
     free = full_turns(seg_i, lo, hi)
     best = q.copy()
     best_E = E_prev = np.inf
@@ -195,10 +195,10 @@ def neural2_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout,
 
 
 FAMILIES = (
-    Family("neural", dict(LM_DEFAULTS), compiled(neural_search), kinds=frozenset({POSE}), secondary_goals=False,
+    Family("neural", dict(LM_DEFAULTS), compiled(neural_search), kinds=POSE_KINDS, secondary_goals=False,
            single_pose=neural_pose_query, single_pose_batch=neural_pose_batch, network="neural",
            description="a network's goal pose → joint values guess, refined by LM as bio2_lm's memetic step [R 3.6]"),
-    Family("neural2", DEFAULTS2, compiled(neural2_search), kinds=frozenset({POSE}), secondary_goals=False,
+    Family("neural2", DEFAULTS2, compiled(neural2_search), kinds=POSE_KINDS, secondary_goals=False,
            single_pose=neural2_pose_query, single_pose_batch=neural2_pose_batch, network="neural2",
            description="a network of joint offsets in a feedback loop with FK [R 3.6]"),
 )

@@ -32,12 +32,12 @@ import numpy as np
 
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.robot import Robot
-from bioik.solvers.neural.features import DIFFERENCE, offset_inputs, pose_inputs
+from bioik.solvers.neural.features import DIFFERENCE, PER_JOINT, offset_inputs, pose_inputs
 from bioik.solvers.neural.network import Network
 
 #: neural2's offsets: the per-joint standard deviation as a fraction of the joint's range,
 #: drawn log-uniformly between these.
-SPREAD = (0.003, 0.03)
+SPREAD = (0.001, 0.01)
 
 
 def tip_rows(robot: Robot, tip: str, Q: np.ndarray) -> np.ndarray:
@@ -52,7 +52,7 @@ def training_data(robot: Robot, tip: str, mode: str, samples: int, rng: np.rando
     if mode == "neural2":
         spread = np.exp(rng.uniform(*np.log(SPREAD), size=(samples, 1))) * (shi - slo)
         Q2 = np.clip(Q + rng.standard_normal(Q.shape) * spread, robot.lower, robot.upper)
-        X = np.empty((samples, robot.dof + DIFFERENCE))
+        X = np.empty((samples, PER_JOINT * robot.dof + DIFFERENCE))
         offset_inputs(Q, tip_rows(robot, tip, Q), tip_rows(robot, tip, Q2), slo, shi, X)
         return X, Q2 - Q
     X = np.empty((samples, 9))
@@ -62,18 +62,26 @@ def training_data(robot: Robot, tip: str, mode: str, samples: int, rng: np.rando
     return X, (2.0 * Q - slo - shi) / (shi - slo)
 
 
-def scaling(X: np.ndarray, Y: np.ndarray, mode: str, dof: int) -> tuple[np.ndarray, ...]:
-    """(x_mean, x_scale, y_mean, y_scale, near_norm) for training data X, Y (see the module)."""
+def scaling(X: np.ndarray, Y: np.ndarray, mode: str, d: int) -> tuple[np.ndarray, ...]:
+    """(x_mean, x_scale, y_mean, y_scale) for training data X, Y (see the module)."""
     x_mean, x_scale = X.mean(axis=0), X.std(axis=0) + 1e-9
     y_mean, y_scale = Y.mean(axis=0), Y.std(axis=0) + 1e-9
-    near = 1.0
     if mode == "neural2":
-        x_mean[dof:] = 0.0
-        x_scale[dof:] = np.sqrt((X[:, dof:] ** 2).mean(axis=0)) + 1e-12
+        x_mean[d:] = 0.0
+        x_scale[d:] = np.sqrt((X[:, d:] ** 2).mean(axis=0)) + 1e-12
         y_mean[:] = 0.0
         y_scale = np.sqrt((Y**2).mean(axis=0)) + 1e-12
-        near = float(np.median(np.linalg.norm(X[:, dof:] / x_scale[dof:], axis=1)))
-    return x_mean, x_scale, y_mean, y_scale, near
+    return x_mean, x_scale, y_mean, y_scale
+
+
+def at_unit_difference(X: np.ndarray, Y: np.ndarray, x_scale: np.ndarray, d: int) -> None:
+    """Scale each neural2 example in place so that its standardised goal difference has
+    norm 1, the offset by the same factor: the search hands the network every difference
+    at that size (`near_norm` 1), so the network learns only the direction map there; the
+    scaling is exact where the offset is small enough for FK to be linear."""
+    c = 1.0 / np.maximum(np.linalg.norm(X[:, d:] / x_scale[d:], axis=1), 1e-12)
+    X[:, d:] *= c[:, None]
+    Y *= c[:, None]
 
 
 def train(
@@ -117,7 +125,11 @@ def train(
     rng = np.random.default_rng(seed)
     held = max(samples // 10, 1)
     X, Y = training_data(robot, tip, mode, samples + held, rng)
-    x_mean, x_scale, y_mean, y_scale, near = scaling(X[:samples], Y[:samples], mode, robot.dof)
+    d = PER_JOINT * robot.dof  # neural2's first difference input
+    x_mean, x_scale, y_mean, y_scale = scaling(X[:samples], Y[:samples], mode, d)
+    if mode == "neural2":
+        at_unit_difference(X, Y, x_scale, d)
+        y_scale = np.sqrt((Y[:samples] ** 2).mean(axis=0)) + 1e-12
     Xs, Ys = (X - x_mean) / x_scale, (Y - y_mean) / y_scale
     say(f"{samples:,} examples ({held:,} held out) in {time.monotonic() - t0:.1f} s")
     net = MLPRegressor(hidden_layer_sizes=tuple(hidden), activation="tanh", batch_size=256, random_state=seed)
@@ -139,4 +151,4 @@ def train(
               "seconds": round(time.monotonic() - t0, 1), "held_out_relative_error": round(held_error, 4)}
     return Network(mode, robot.name, robot.fingerprint, tip, tuple(robot.variable_names),
                    tuple(np.ascontiguousarray(W) for W in net.coefs_), tuple(np.ascontiguousarray(b) for b in net.intercepts_),
-                   x_mean, x_scale, y_mean, y_scale, near, record)
+                   x_mean, x_scale, y_mean, y_scale, 1.0, record)

@@ -1,0 +1,128 @@
+"""The neural solvers [R 3.6]: network files, compiled inference, training, the feedback loop."""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik.solvers.neural.network import MissingNetworkError, Network, NetworkMismatchError, mlp_forward, mlp_width
+from bioik.solvers.registry import NETWORK_SOLVERS, SOLVERS
+
+ROBOT = bioik.load_robot("ur5")
+TIP = ROBOT.tips[0]
+
+
+def random_network(mode: str = "neural2", sizes=(24, 16, 12, 6), seed: int = 0) -> Network:
+    """An untrained network of the right shape for ROBOT (for file and inference tests)."""
+    rng = np.random.default_rng(seed)
+    W = tuple(rng.standard_normal((a, b)) / np.sqrt(a) for a, b in zip(sizes, sizes[1:]))
+    b = tuple(0.1 * rng.standard_normal(s) for s in sizes[1:])
+    return Network(mode, ROBOT.name, ROBOT.fingerprint, TIP, tuple(ROBOT.variable_names), W, b,
+                   rng.standard_normal(sizes[0]), 1.0 + rng.random(sizes[0]), rng.standard_normal(sizes[-1]),
+                   1.0 + rng.random(sizes[-1]), 1.0, {"note": "random"})
+
+
+def test_the_registry_lists_the_solvers_that_need_a_network():
+    assert sorted(n for n, f in SOLVERS.items() if f.network is not None) == sorted(NETWORK_SOLVERS)
+
+
+def test_the_compiled_forward_equals_the_numpy_forward():
+    net = random_network()
+    flat = net.flat()
+    X = np.random.default_rng(1).standard_normal((20, net.sizes[0]))
+    out, h = np.empty(net.sizes[-1]), np.empty(2 * mlp_width(flat))
+    for x in X:
+        mlp_forward(flat, x, out, h)
+        np.testing.assert_allclose(out, net.forward(x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(net.forward(X)[3], net.forward(X[3]))
+
+
+def test_the_file_round_trips_without_pickle(tmp_path):
+    net = random_network()
+    path = net.save(tmp_path / "arm.neural2")  # no .npz appended: the path is the file
+    assert path.is_file() and path.name == "arm.neural2"
+    with np.load(path, allow_pickle=False) as z:  # every member is a plain array
+        assert all(z[k].dtype != object for k in z.files)
+    assert zipfile.is_zipfile(path)
+    back = Network.load(path)
+    assert (back.mode, back.tip, back.variables, back.sizes, back.training) == (net.mode, net.tip, net.variables, net.sizes, net.training)
+    np.testing.assert_array_equal(back.flat(), net.flat())
+
+
+def test_a_solve_without_a_network_says_how_to_train_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MissingNetworkError, match=r"bioik train ur5 --mode neural2.*looked for .*ur5\.neural2\.npz") as e:
+        bioik.solve(ROBOT, [bioik.PoseGoal(TIP, np.eye(4))], solver="neural2")
+    assert isinstance(e.value, FileNotFoundError)
+
+
+def test_a_network_for_another_mode_robot_or_goal_is_refused(tmp_path):
+    with pytest.raises(NetworkMismatchError, match="needs a neural network"):
+        bioik.Solver(ROBOT, "neural", network=random_network("neural2"))
+    with pytest.raises(NetworkMismatchError, match="differs in its model, group or frozen joints"):
+        bioik.Solver(bioik.load_robot("panda"), "neural2", network=random_network())
+    with pytest.raises(NetworkMismatchError, match="places link 'tool0'"):
+        bioik.Solver(ROBOT, "neural2", network=random_network()).solve([bioik.PositionGoal(TIP, [0.3, 0.0, 0.3])])
+    with pytest.raises(ValueError, match="network= is for the neural solvers"):
+        bioik.Solver(ROBOT, "lm", network=random_network())
+
+
+def pose_error(q: np.ndarray, T: np.ndarray) -> float:
+    """Position error (m) plus rotation angle (rad) of the tip at q."""
+    A = ROBOT.link_pose(q, TIP)
+    c = np.clip((np.trace(A[:3, :3].T @ T[:3, :3]) - 1.0) / 2.0, -1.0, 1.0)
+    return float(np.linalg.norm(A[:3, 3] - T[:3, 3]) + np.arccos(c))
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """neural2 network for ur5 trained on a tiny budget (a few seconds)."""
+    pytest.importorskip("sklearn")
+    from bioik.solvers.neural.train import train
+
+    return train(ROBOT, "neural2", samples=3000, epochs=15, hidden=(32, 32), seed=0)
+
+
+def test_a_tiny_training_reduces_the_goal_error_in_the_feedback_loop(tiny):
+    """k steps of the loop (no restarts) on held-out targets near their seeds: the goal
+    error falls well below its start, which steps of an untrained network do not achieve."""
+    rng = np.random.default_rng(11)
+    Q = ROBOT.random_configuration(rng, 30)
+    seeds = np.clip(Q + 0.1 * rng.standard_normal(Q.shape), ROBOT.lower, ROBOT.upper)
+    targets = ROBOT.fk(Q, [TIP])[:, 0]
+    loop = dict(timeout=3600.0, max_iterations=10, random_seed=0, stall_ratio=1e9, attempt_iterations=10**6)
+
+    def ratio(network: Network) -> float:
+        solver = bioik.Solver(ROBOT, "neural2", network=network, **{k: loop[k] for k in ("stall_ratio", "attempt_iterations")})
+        after = [pose_error(solver.solve([bioik.PoseGoal(TIP, T)], seed=s, timeout=loop["timeout"], max_iterations=loop["max_iterations"],
+                                        random_seed=0).q, T) for T, s in zip(targets, seeds)]
+        before = [pose_error(s, T) for T, s in zip(targets, seeds)]
+        return float(np.median(np.array(after) / np.array(before)))
+
+    trained = ratio(tiny)
+    untrained = ratio(replace(tiny, weights=tuple(0.01 * W for W in tiny.weights)))  # near-constant steps
+    assert trained < 0.5
+    assert trained < untrained
+
+
+def test_training_saves_a_network_the_solver_finds(tiny, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tiny.save(tmp_path / "ur5.neural2.npz")
+    T = ROBOT.link_pose(ROBOT.center(), TIP)
+    res = bioik.solve(ROBOT, [bioik.PoseGoal(TIP, T)], solver="neural2", seed=ROBOT.center(), max_iterations=5, random_seed=0)
+    assert res.success and res.solver == "neural2"  # the seed already meets the goal
+
+
+def test_neural_refines_the_networks_guess_to_a_solution():
+    pytest.importorskip("sklearn")
+    from bioik.solvers.neural.train import train
+
+    net = train(ROBOT, "neural", samples=2000, epochs=5, hidden=(16,), seed=0)
+    rng = np.random.default_rng(2)
+    T = ROBOT.link_pose(ROBOT.random_configuration(rng), TIP)
+    res = bioik.solve(ROBOT, [bioik.PoseGoal(TIP, T)], solver="neural", network=net, timeout=3600.0, max_iterations=2000, random_seed=0)
+    assert res.success and pose_error(res.q, T) < 1e-4
