@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zipfile
 from dataclasses import replace
 
@@ -16,8 +17,10 @@ ROBOT = bioik.load_robot("ur5")
 TIP = ROBOT.tips[0]
 
 
-def random_network(mode: str = "neural2", sizes=(24, 16, 12, 6), seed: int = 0) -> Network:
+def random_network(mode: str = "neural2", hidden=(16, 12), seed: int = 0) -> Network:
     """An untrained network of the right shape for ROBOT (for file and inference tests)."""
+    n = ROBOT.dof
+    sizes = (3 * n, *hidden, 6 * n) if mode == "neural2" else (9, *hidden, n)
     rng = np.random.default_rng(seed)
     W = tuple(rng.standard_normal((a, b)) / np.sqrt(a) for a, b in zip(sizes, sizes[1:]))
     b = tuple(0.1 * rng.standard_normal(s) for s in sizes[1:])
@@ -69,6 +72,39 @@ def test_a_network_for_another_mode_robot_or_goal_is_refused(tmp_path):
         bioik.Solver(ROBOT, "neural2", network=random_network()).solve([bioik.PositionGoal(TIP, [0.3, 0.0, 0.3])])
     with pytest.raises(ValueError, match="network= is for the neural solvers"):
         bioik.Solver(ROBOT, "lm", network=random_network())
+    old = random_network(hidden=(16,))  # the former neural2 form: offsets out, not their matrix
+    old = replace(old, weights=(old.weights[0], old.weights[1][:, :6]), biases=(old.biases[0], old.biases[1][:6]),
+                  y_mean=old.y_mean[:6], y_scale=old.y_scale[:6])
+    with pytest.raises(NetworkMismatchError, match="takes 18 inputs and gives 36 outputs; this one has 18 and 6"):
+        bioik.Solver(ROBOT, "neural2", network=old)
+
+
+def test_a_bad_network_file_is_refused_naming_it_and_the_form_expected(tmp_path):
+    expected = r"expected a bioik network file \(format 2\) as `bioik train ROBOT --mode MODE` writes"
+    with pytest.raises(MissingNetworkError, match=rf"nowhere\.npz: no such network file; {expected}"):
+        bioik.Solver(ROBOT, "neural2", network=tmp_path / "nowhere.npz")
+    (tmp_path / "text.npz").write_text("not a zip")
+    with pytest.raises(NetworkMismatchError, match=rf"text\.npz: unreadable as a network .*; {expected}"):
+        Network.load(tmp_path / "text.npz")
+    np.savez(tmp_path / "other.npz", a=np.zeros(3))
+    with pytest.raises(NetworkMismatchError, match=rf"other\.npz: unreadable as a network \(KeyError.*; {expected}"):
+        Network.load(tmp_path / "other.npz")
+    net = random_network()
+    path = net.save(tmp_path / "old.npz")
+    with np.load(path) as z:
+        arrays = dict(z)
+    header = json.loads(str(arrays["header"]))
+    np.savez(path, **{**arrays, "header": np.array(json.dumps({**header, "format": 1}))})
+    with pytest.raises(NetworkMismatchError, match=rf"old\.npz: format 1, mode 'neural2'; {expected}"):
+        Network.load(path)
+    del arrays["W1"]
+    np.savez(path, **arrays)
+    with pytest.raises(NetworkMismatchError, match=rf"old\.npz: no array\(s\) W1; {expected}"):
+        Network.load(path)
+    arrays["W1"] = np.zeros((3, 3))
+    np.savez(path, **arrays)
+    with pytest.raises(NetworkMismatchError, match=rf"old\.npz: its arrays do not match its layer sizes \[18, 16, 12, 36\]"):
+        Network.load(path)
 
 
 def pose_error(q: np.ndarray, T: np.ndarray) -> float:
@@ -84,29 +120,34 @@ def tiny():
     pytest.importorskip("sklearn")
     from bioik.solvers.neural.train import train
 
-    return train(ROBOT, "neural2", samples=3000, epochs=15, hidden=(32, 32), seed=0)
+    return train(ROBOT, "neural2", samples=20_000, epochs=20, hidden=(64, 64), learning_rate=3e-3, seed=0)
 
 
-def test_a_tiny_training_reduces_the_goal_error_in_the_feedback_loop(tiny):
-    """k steps of the loop (no restarts) on held-out targets near their seeds: the goal
-    error falls well below its start, which steps of an untrained network do not achieve."""
+def loop_ratio(network: Network, iterations: int = 20) -> float:
+    """Median over 30 seeded targets of the goal error after `iterations` steps of the
+    feedback loop (no restarts) from a seed near the target, over the seed's error."""
     rng = np.random.default_rng(11)
     Q = ROBOT.random_configuration(rng, 30)
     seeds = np.clip(Q + 0.1 * rng.standard_normal(Q.shape), ROBOT.lower, ROBOT.upper)
-    targets = ROBOT.fk(Q, [TIP])[:, 0]
-    loop = dict(timeout=3600.0, max_iterations=10, random_seed=0, stall_ratio=1e9, attempt_iterations=10**6)
+    solver = bioik.Solver(ROBOT, "neural2", network=network, min_step=1e-12, attempt_iterations=10**6)
+    ratios = []
+    for q, seed in zip(Q, seeds):
+        T = ROBOT.link_pose(q, TIP)
+        res = solver.solve([bioik.PoseGoal(TIP, T)], seed=seed, timeout=3600.0, max_iterations=iterations, random_seed=0)
+        ratios.append(pose_error(res.q, T) / pose_error(seed, T))
+    return float(np.median(ratios))
 
-    def ratio(network: Network) -> float:
-        solver = bioik.Solver(ROBOT, "neural2", network=network, **{k: loop[k] for k in ("stall_ratio", "attempt_iterations")})
-        after = [pose_error(solver.solve([bioik.PoseGoal(TIP, T)], seed=s, timeout=loop["timeout"], max_iterations=loop["max_iterations"],
-                                        random_seed=0).q, T) for T, s in zip(targets, seeds)]
-        before = [pose_error(s, T) for T, s in zip(targets, seeds)]
-        return float(np.median(np.array(after) / np.array(before)))
 
-    trained = ratio(tiny)
-    untrained = ratio(replace(tiny, weights=tuple(0.01 * W for W in tiny.weights)))  # near-constant steps
-    assert trained < 0.5
-    assert trained < untrained
+def test_a_tiny_training_reduces_the_goal_error_in_the_feedback_loop(tiny):
+    """After a few seconds' training the loop cuts the median goal error to at most 0.3 of
+    its start within 20 iterations; networks that learnt nothing — near-zero outputs (the
+    weights shrunk) or the same layers with random weights — leave it where it was (the
+    loop keeps the best configuration, so they cannot do worse than 1)."""
+    rng = np.random.default_rng(3)
+    random = replace(tiny, weights=tuple(rng.standard_normal(W.shape) / np.sqrt(W.shape[0]) for W in tiny.weights))
+    assert loop_ratio(tiny) <= 0.3
+    assert loop_ratio(replace(tiny, weights=tuple(0.01 * W for W in tiny.weights))) > 0.9
+    assert loop_ratio(random) > 0.9
 
 
 def test_training_saves_a_network_the_solver_finds(tiny, tmp_path, monkeypatch):

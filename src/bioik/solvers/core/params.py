@@ -95,6 +95,8 @@ SPECS: dict[str, Spec] = {
     "kdl_slice": COUNT,
     "sqp_slice": COUNT,
     "sqp_attempt_iterations": COUNT,
+    # neural2: the largest scaled goal difference one step is for
+    "max_step": Spec(False, 0, 100, low_open=True),
     # BioIK 1 ([S] uses a population of 12; one generation of 1000 takes ≈ 0.5 ms)
     "population": Spec(True, 2, MAX_POPULATION),
     "elites": Spec(True, 0, MAX_POPULATION),

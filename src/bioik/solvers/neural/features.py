@@ -6,7 +6,7 @@
   difference (m) and the rotation vector of q_G ⊗ q_E* (rad). The base frame, because
   the network also sees the joint values: the map (q, Δx) ↦ Δq it has to learn is then
   the local inverse of the base-frame Jacobian, Δq ≈ J(q)⁺·Δx, with no further frame
-  change to learn.
+  change to learn (`bioik.solvers.neural.train`).
 - `pose_features` (neural): the goal position and the first two columns of its rotation
   matrix (a continuous encoding of the orientation, unlike a quaternion's sign).
 """
@@ -18,7 +18,7 @@ from numba import njit
 
 from bioik.kinematics.frames import JIT, qmul
 
-#: Number of goal-difference inputs (position, rotation vector) and of pose inputs.
+#: Number of goal-difference values (position, rotation vector) and of pose inputs.
 DIFFERENCE = 6
 POSE = 9
 
@@ -59,16 +59,6 @@ def pose_features(g, x):
     x[0], x[1], x[2] = g[0], g[1], g[2]
     x[3], x[4], x[5] = 1.0 - 2.0 * (b * b + c * c), 2.0 * (a * b + w * c), 2.0 * (a * c - w * b)
     x[6], x[7], x[8] = 2.0 * (a * b - w * c), 1.0 - 2.0 * (a * a + c * c), 2.0 * (b * c + w * a)
-
-
-@njit(**JIT)
-def offset_inputs(Q, F, G, slo, shi, X):
-    """X[i] ← neural2's inputs for configuration Q[i] whose tip is at frame F[i] and goal row G[i]."""
-    n = Q.shape[1]
-    for i in range(Q.shape[0]):
-        joint_features(Q[i], slo, shi, X[i])
-        f = F[i]
-        goal_difference(G[i], f[0], f[1], f[2], f[3], f[4], f[5], f[6], X[i], PER_JOINT * n)
 
 
 @njit(**JIT)

@@ -28,12 +28,13 @@ from bioik.errors import BioikError
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.robot import Robot
+from bioik.solvers.neural.features import DIFFERENCE, PER_JOINT, POSE
 
 #: The modes and their codes in the flat form.
 MODES = {"neural": 1, "neural2": 2}
 
 #: Version of the file layout (in the header).
-FORMAT = 1
+FORMAT = 2
 
 
 class MissingNetworkError(BioikError, FileNotFoundError):
@@ -50,8 +51,9 @@ class Network:
     """A trained network for one robot, tip and mode.
 
     Attributes:
-        mode: "neural" (goal pose → joint values) or "neural2" (joint values and goal
-            difference → joint offsets).
+        mode: "neural" (goal pose → joint values) or "neural2" (joint values → the
+            6 × dof matrix that maps a goal difference to joint offsets, row-major;
+            `bioik.solvers.neural.search`).
         robot: the robot's name; fingerprint: its `Robot.fingerprint` (model, group, frozen
             joints), checked when a solver takes the network.
         tip: the link whose pose the network places.
@@ -59,8 +61,8 @@ class Network:
         weights, biases: per layer, W (inputs × outputs) and b (outputs,).
         x_mean, x_scale: input standardisation, x ↦ (x − x_mean) / x_scale.
         y_mean, y_scale: output de-standardisation, y ↦ y·y_scale + y_mean.
-        near_norm: neural2: the norm of the standardised goal difference the network was
-            trained around; smaller differences are scaled up to it [R 3.6].
+        length: neural2: the length (m) a position difference is divided by to weigh like a
+            rotation (rad) in the goal difference the network's offsets are for (1 for neural).
         training: how it was trained (samples, epochs, seconds, held-out errors).
     """
 
@@ -75,7 +77,7 @@ class Network:
     x_scale: np.ndarray
     y_mean: np.ndarray
     y_scale: np.ndarray
-    near_norm: float = 1.0
+    length: float = 1.0
     training: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -94,10 +96,10 @@ class Network:
 
     def flat(self) -> np.ndarray:
         """The network as one float vector for `mlp_forward`: mode code, layer count L,
-        the L + 1 widths, near_norm, x_mean, x_scale, y_mean, y_scale, then per layer W
+        the L + 1 widths, length, x_mean, x_scale, y_mean, y_scale, then per layer W
         (row-major) and b."""
         sizes = self.sizes
-        parts = [[MODES[self.mode], len(self.weights)], sizes, [self.near_norm], self.x_mean, self.x_scale, self.y_mean, self.y_scale]
+        parts = [[MODES[self.mode], len(self.weights)], sizes, [self.length], self.x_mean, self.x_scale, self.y_mean, self.y_scale]
         for W, b in zip(self.weights, self.biases):
             parts += [W.ravel(), b]
         return np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
@@ -106,7 +108,7 @@ class Network:
         """Write the network to `path` (.npz, no pickled objects); returns the path."""
         path = Path(path)
         header = {"format": FORMAT, "mode": self.mode, "robot": self.robot, "fingerprint": self.fingerprint, "tip": self.tip,
-                  "variables": list(self.variables), "sizes": self.sizes, "activation": "tanh", "near_norm": self.near_norm,
+                  "variables": list(self.variables), "sizes": self.sizes, "activation": "tanh", "length": self.length,
                   "training": self.training}
         arrays = {f"W{k}": W for k, W in enumerate(self.weights)} | {f"b{k}": b for k, b in enumerate(self.biases)}
         with path.open("wb") as f:  # a file object: np.savez would append .npz to a name without it
@@ -116,15 +118,33 @@ class Network:
 
     @classmethod
     def load(cls, path: str | Path) -> Network:
-        """Read a network written by `save` (without unpickling anything)."""
-        with np.load(path, allow_pickle=False) as z:
-            h = json.loads(str(z["header"]))
-            if h.get("format") != FORMAT or h.get("mode") not in MODES:
-                raise NetworkMismatchError(f"{path}: not a bioik network file (format {h.get('format')!r}, mode {h.get('mode')!r})")
-            layers = len(h["sizes"]) - 1
-            return cls(h["mode"], h["robot"], h["fingerprint"], h["tip"], tuple(h["variables"]),
-                       tuple(z[f"W{k}"] for k in range(layers)), tuple(z[f"b{k}"] for k in range(layers)),
-                       z["x_mean"], z["x_scale"], z["y_mean"], z["y_scale"], float(h["near_norm"]), h.get("training", {}))
+        """Read a network written by `save` (without unpickling anything); a file of
+        another form is refused naming the file and the form expected."""
+        expected = (f"expected a bioik network file (format {FORMAT}) as `bioik train ROBOT --mode MODE` writes: an .npz "
+                    "of a JSON header, x_mean, x_scale, y_mean, y_scale and layers W0, b0, W1, …")
+        if not Path(path).is_file():
+            raise MissingNetworkError(f"{path}: no such network file; {expected}")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                a = {k: z[k] for k in z.files}
+            h = json.loads(str(a["header"]))
+        except (OSError, ValueError, KeyError) as e:
+            raise NetworkMismatchError(f"{path}: unreadable as a network ({type(e).__name__}: {e}); {expected}") from e
+        if h.get("format") != FORMAT or h.get("mode") not in MODES:
+            raise NetworkMismatchError(f"{path}: format {h.get('format')!r}, mode {h.get('mode')!r}; {expected}")
+        layers = len(h["sizes"]) - 1
+        missing = sorted(({"x_mean", "x_scale", "y_mean", "y_scale"} | {f"{c}{k}" for c in "Wb" for k in range(layers)}) - set(a))
+        if missing:
+            raise NetworkMismatchError(f"{path}: no array(s) {', '.join(missing)}; {expected}")
+        net = cls(h["mode"], h["robot"], h["fingerprint"], h["tip"], tuple(h["variables"]),
+                  tuple(a[f"W{k}"] for k in range(layers)), tuple(a[f"b{k}"] for k in range(layers)),
+                  a["x_mean"], a["x_scale"], a["y_mean"], a["y_scale"], float(h["length"]), h.get("training", {}))
+        shapes = [W.shape for W in net.weights] + [b.shape for b in net.biases]
+        sizes = h["sizes"]
+        if (shapes != [(i, o) for i, o in zip(sizes, sizes[1:])] + [(o,) for o in sizes[1:]]
+                or {net.x_mean.shape, net.x_scale.shape} != {(sizes[0],)} or {net.y_mean.shape, net.y_scale.shape} != {(sizes[-1],)}):
+            raise NetworkMismatchError(f"{path}: its arrays do not match its layer sizes {sizes}; {expected}")
+        return net
 
     def check(self, robot: Robot, mode: str) -> None:
         """Refuse this network for another mode, robot, group or frozen joints."""
@@ -135,7 +155,12 @@ class Network:
             raise NetworkMismatchError(f"this network was trained for robot {self.robot!r} with variables {', '.join(self.variables)}; "
                                        f"robot {robot.name!r} (variables {', '.join(robot.variable_names)}) differs in its model, "
                                        f"group or frozen joints: train one for it (bioik train ROBOT --mode {mode})")
-
+        n = robot.dof
+        ins, outs = (POSE, n) if mode == "neural" else (PER_JOINT * n, DIFFERENCE * n)
+        if (self.sizes[0], self.sizes[-1]) != (ins, outs):
+            raise NetworkMismatchError(f"a {mode} network for {n} joints takes {ins} inputs and gives {outs} outputs; this one "
+                                       f"has {self.sizes[0]} and {self.sizes[-1]} (trained by an older bioik? retrain it: "
+                                       f"bioik train {self.robot} --mode {mode})")
 
     def check_goals(self, goals: Sequence[Any]) -> None:
         """Refuse goals other than one primary pose goal on the network's tip."""
@@ -186,8 +211,8 @@ def mlp_width(net):
 
 
 @njit(**JIT)
-def near_norm(net):
-    """The flat network's `Network.near_norm`."""
+def length(net):
+    """The flat network's `Network.length`."""
     return net[3 + int(net[1])]
 
 

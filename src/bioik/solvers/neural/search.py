@@ -1,22 +1,31 @@
 """`neural` and `neural2`: BioIK 2's two neural-network approaches [R 3.6], compiled.
 
+[R] Philipp Sebastian Ruppel. Performance optimization and implementation of evolutionary
+inverse kinematics in ROS. Master's thesis, Universität Hamburg, 2017; section 3.6.
+
 Both need a network trained for the robot (`bioik train ROBOT --mode neural2`, see
 `bioik.solvers.neural.train`); it rides in the settings vector after the parameters
 (`Network.flat`) and runs as compiled code (`mlp_forward`). Both take one primary
 `PoseGoal` on the link the network was trained for.
 
-- `neural2` — relative offsets, [R 3.6]'s second approach. Inputs: the joint values and
-  the goal difference (position and rotation vector, base frame; `features`); outputs:
-  joint offsets Δq. The search runs the network in a feedback loop with FK: FK → goal
-  difference → Δq → q ← q + Δq (clipped to the limits, full-turn joints wrapped) →
-  acceptance test. The difference is always handed to the network at the size it was
-  trained around (`near_norm`, in standardised units): a smaller one is scaled up by s
-  and the offset scaled down by s, as [R 3.6] does "if the goal offsets are very small
-  ... to reduce the effect of constant errors" (so each step removes a fixed share of the
-  remaining error, down to any accuracy); a larger one is scaled down and the offset
-  kept (our addition: a step of the trained size towards the goal rather than an
-  extrapolation). An attempt restarts from a random configuration when the cost stalls
-  (`stall_ratio`, twice in a row) or after `attempt_iterations` steps, as `lm` does.
+- `neural2` — relative offsets, [R 3.6]'s second approach: the network takes the joint
+  values and the goal difference Δx (position over `Network.length` and rotation vector,
+  base frame; `features`) and gives joint offsets Δq. It is built linear in Δx: its
+  perceptron maps the joint features to a 6 × dof matrix A(q) and Δq = A(q)·Δx (trained
+  towards the damped J(q)⁺, `bioik.solvers.neural.train`, which says why). The search runs
+  it in a feedback loop with FK: FK → Δx → Δq → q ← q + Δq (clipped to the limits,
+  full-turn joints wrapped) → acceptance test, until the goal is met. [R 3.6] scales small
+  goal offsets up for the network and its output down "to reduce the effect of constant
+  errors"; for a network linear in Δx that scaling is exact and built in: each step
+  removes the same share of the remaining error, down to any accuracy. A large difference
+  is cut to the norm `max_step` first (our addition: a step of bounded size towards the
+  goal rather than an extrapolation of the linear map). A step that does not shrink the
+  cost is halved and retried from the previous q, a step that does lets the factor grow
+  again by `step_growth` (at most 1), as `kdl`'s backtracking loop does
+  (`bioik.solvers.local.twist`; our addition: an imperfect network's offset can overshoot);
+  a factor below `min_step` or `attempt_iterations` steps restart from a random
+  configuration until the deadline; the best configuration found is returned. No other
+  solver refines the result: it is the network's own search.
 - `neural` — [R 3.6]'s first approach: the network maps the goal pose to joint values.
   [R] found this inaccurate and wrong at discontinuities, so its guess only seeds the
   memetic step: here the LM iterations that are `bio2_lm`'s memetic step (`lm_search`,
@@ -34,6 +43,7 @@ from bioik.goals.pose import reduced_pose_residual
 from bioik.kinematics.frames import JIT
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, unpack
 from bioik.solvers.core.batch import batch_queries
+from bioik.solvers.core.clock import now
 from bioik.solvers.core.family import POSE_KINDS, Family, compiled
 from bioik.solvers.core.pose_query import goal_rows, met, search_query, tip_frame
 from bioik.solvers.core.rng import random_configuration
@@ -41,40 +51,40 @@ from bioik.solvers.core.settings import slots
 from bioik.solvers.core.workspace import search_start
 from bioik.solvers.local.gd import full_turns, into_limits
 from bioik.solvers.local.lm import DEFAULTS as LM_DEFAULTS
-from bioik.solvers.local.lm import RESTART, STOP, lm_search, next_move
+from bioik.solvers.local.lm import lm_search
 from bioik.solvers.neural.features import DIFFERENCE, PER_JOINT, goal_difference, joint_features, pose_features
-from bioik.solvers.neural.network import mlp_forward, mlp_width, near_norm
+from bioik.solvers.neural.network import length, mlp_forward, mlp_width
 
-#: neural2's parameters (measured on ur5, panda and iiwa14 at 5 ms: the network's steps do
-#: not cut the cost as steadily as LM's, so a stall is judged more leniently).
-DEFAULTS2 = {"stall_ratio": 0.95, "attempt_iterations": 60, "tolerance_scale": 0.5}
+#: neural2's parameters (`max_step`: the largest scaled goal difference a step is for;
+#: `max_step` and `min_step` measured on ur5, panda and iiwa14 at 5 ms, other targets than
+#: `bioik train`'s check: 0.3 → 1 and 1e-3 → 0.01 solved 68 → 84 % on panda, ±2 % elsewhere).
+DEFAULTS2 = {"attempt_iterations": 100, "min_step": 0.01, "step_growth": 2.0, "tolerance_scale": 0.5, "max_step": 1.0}
 SETTING2 = slots(DEFAULTS2)
 #: Where the network starts in each family's settings.
 NET1, NET2 = len(LM_DEFAULTS), len(DEFAULTS2)
 
 
 @njit(inline="always", **JIT)
-def offset_step(net, q, g, px, py, pz, qw, qx, qy, qz, slo, shi, x, dq, h):
-    """dq ← the network's joint offset towards goal row g from q (tip at the frame),
-    with the goal difference scaled to the network's trained size (see the module)."""
+def offset_step(net, q, g, px, py, pz, qw, qx, qy, qz, slo, shi, max_step, x, a, d, dq, h):
+    """dq ← the network's joint offset A(q)·Δx towards goal row g from q (tip at the
+    frame), Δx cut to the norm max_step (see the module); x, a, d, h: scratch."""
     n = q.shape[0]
-    d = PER_JOINT * n  # first difference input
     joint_features(q, slo, shi, x)
-    goal_difference(g, px, py, pz, qw, qx, qy, qz, x, d)
-    L = int(net[1])
-    scale = 4 + L + int(net[2])  # x_scale of the first input
+    goal_difference(g, px, py, pz, qw, qx, qy, qz, d, 0)
+    inv_length = 1.0 / length(net)
     m = 0.0
-    for k in range(d, d + DIFFERENCE):
-        z = x[k] / net[scale + k]
-        m += z * z
+    for k in range(DIFFERENCE):
+        if k < 3:
+            d[k] *= inv_length
+        m += d[k] * d[k]
     m = np.sqrt(m)
-    s = near_norm(net) / m if m > 0.0 else 1.0
-    for k in range(d, d + DIFFERENCE):
-        x[k] *= s
-    mlp_forward(net, x, dq, h)
-    if s > 1.0:
-        for i in range(n):
-            dq[i] /= s
+    cut = max_step / m if m > max_step else 1.0
+    mlp_forward(net, x, a, h)
+    for i in range(n):
+        s = 0.0
+        for k in range(DIFFERENCE):
+            s += a[i * DIFFERENCE + k] * d[k]
+        dq[i] = cut * s
 
 
 @njit(**JIT)
@@ -90,17 +100,20 @@ def neural2_search(ibuf, fbuf, q, settings, run, stats):
     n = q.shape[0]
     rng = search_start(run, slo, shi, q)
     net = settings[NET2:]
-    stall_ratio, attempt_max = settings[SETTING2.stall_ratio], int(settings[SETTING2.attempt_iterations])
+    min_step, growth = settings[SETTING2.min_step], settings[SETTING2.step_growth]
+    attempt_max, max_step = int(settings[SETTING2.attempt_iterations]), settings[SETTING2.max_step]
     tp, tr = gt[0, 0] * settings[SETTING2.tolerance_scale], gt[0, 1] * settings[SETTING2.tolerance_scale]
     kind, has_p, has_r, wp, wr, r0, _ = goal_rows(gi, gf, gw)
     g = gf[0]
     seg = np.empty((max(seg_i.shape[0], 1), 7))
     frame, err, e = np.empty(7), np.empty(6), np.empty(6)
-    x, dq, h = np.empty(PER_JOINT * n + DIFFERENCE), np.empty(n), np.empty(2 * mlp_width(net))
+    x, a, d, dq = np.empty(PER_JOINT * n), np.empty(DIFFERENCE * n), np.empty(DIFFERENCE), np.empty(n)
+    h = np.empty(2 * mlp_width(net))
     free = full_turns(seg_i, lo, hi)
-    best = q.copy()
+    best, q_prev = q.copy(), q.copy()
     best_E = E_prev = np.inf
-    stalls = attempt = it = restarts = 0
+    alpha = 1.0
+    attempt = it = restarts = 0
     success = False
     while True:
         px, py, pz, qw, qx, qy, qz = tip_frame(seg_i, seg_f, q, seg, out_seg[0], out_tf[0])
@@ -113,19 +126,27 @@ def neural2_search(ibuf, fbuf, q, settings, run, stats):
             success = True
             break
         it += 1
-        attempt += 1
-        move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
-        if move == STOP:
+        if it >= max_iterations or ((it & 7) == 0 and now() > deadline):
             break
-        if move == RESTART:
+        if E >= E_prev and alpha > min_step:  # the step did not shrink the cost: half of it from the previous q
+            alpha *= 0.5
+            for v in range(n):
+                q[v] = into_limits(q_prev[v] + alpha * dq[v], q_prev[v], free[v], lo[v], hi[v])
+            continue
+        if alpha <= min_step or attempt >= attempt_max:
+            if now() > deadline:
+                break
             random_configuration(rng, slo, shi, q)
             restarts += 1
-            E_prev, stalls, attempt = np.inf, 0, 0
+            E_prev, alpha, attempt = np.inf, 1.0, 0
             continue
+        offset_step(net, q, g, px, py, pz, qw, qx, qy, qz, slo, shi, max_step, x, a, d, dq, h)
+        q_prev[:] = q
         E_prev = E
-        offset_step(net, q, g, px, py, pz, qw, qx, qy, qz, slo, shi, x, dq, h)
+        alpha = min(1.0, growth * alpha)
         for v in range(n):
-            q[v] = into_limits(q[v] + dq[v], q[v], free[v], lo[v], hi[v])
+            q[v] = into_limits(q[v] + alpha * dq[v], q[v], free[v], lo[v], hi[v])
+        attempt += 1
     q[:] = best
     stats[ITERATIONS] = it
     stats[RESTARTS] = restarts
