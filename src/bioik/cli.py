@@ -216,13 +216,16 @@ def cmd_train(args) -> None:
     out = Path(args.out) if args.out else default_paths(robot, args.mode)[0]
     print(f"training a {args.mode} network for {robot.name} ({robot.dof} DoF, tip {args.tip or robot.tips[0]}) → {out}", flush=True)
     net = train(robot, args.mode, tip=args.tip, samples=args.samples, epochs=args.epochs, hidden=args.hidden,
-                seconds=60.0 * args.minutes, seed=args.seed, progress=lambda line: print(line, flush=True))
+                seconds=60.0 * args.minutes, learning_rate=args.learning_rate, seed=args.seed, progress=lambda line: print(line, flush=True))
     net.save(out)
     print(f"saved {out} after {net.training['seconds']:.0f} s", flush=True)
+    if args.check < 1:
+        return
     rng = np.random.default_rng(args.seed + 1)
     targets = robot.fk(robot.random_configuration(rng, args.check), [net.tip])[:, 0]
     seeds = robot.random_configuration(rng, args.check)
     solver = bioik.Solver(robot, args.mode, network=net)
+    solver.solve([bioik.PoseGoal(net.tip, robot.link_pose(robot.center(), net.tip))])  # load the kernel before timing
     results = [solver.solve([bioik.PoseGoal(net.tip, T)], seed=s, timeout=0.005) for T, s in zip(targets, seeds)]
     ok = [r.time for r in results if r.success]
     print(f"held-out check: {args.mode} solved {len(ok)}/{args.check} FK targets ({100.0 * len(ok) / max(args.check, 1):.0f} %) "
@@ -302,6 +305,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     tr.add_argument("--epochs", type=int, default=1000, help="most passes over the examples (default 1000; --minutes ends it sooner)")
     tr.add_argument("--minutes", type=float, default=5.0, help="stop after the epoch that passes this time (default 5)")
     tr.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer widths (default 128 128)")
+    tr.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's step size (default 0.001)")
     tr.add_argument("--check", type=int, default=200, help="held-out FK targets solved afterwards (default 200)")
     tr.add_argument("--seed", type=int, default=0, help="seed of the data and the initial weights (default 0)")
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",

@@ -233,10 +233,14 @@ def mlp_forward(net, x, out, h):
         m, p = int(net[2 + layer]), int(net[3 + layer])
         bias = k + m * p
         for j in range(p):
-            s = net[bias + j]
-            for i in range(m):
-                s += a[i] * net[k + i * p + j]
-            b[j] = np.tanh(s) if layer < L - 1 else s
+            b[j] = net[bias + j]
+        for i in range(m):  # row by row: W is stored row-major, so the reads are contiguous
+            ai, row = a[i], k + i * p
+            for j in range(p):
+                b[j] += ai * net[row + j]
+        if layer < L - 1:
+            for j in range(p):
+                b[j] = np.tanh(b[j])
         k = bias + p
         a, b = b, a
     for j in range(sL):
