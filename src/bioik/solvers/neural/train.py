@@ -21,10 +21,12 @@ Data, from uniform random configurations q of the robot:
   offset), and bounded near singularities, where J⁺ is not. Training on the matrix is
   training on (q, Δx) → Δq for Δx over an orthonormal basis at once: the squared error
   of A is that of A·Δx averaged over unit Δx in all directions (times 6).
-  [R 3.6] trained one network on (q, Δx) → Δq directly; that form, trained here from
+  [R 3.6] describes one network of (q, Δx) → Δq; that plain form, trained here on
   isotropic joint offsets, learnt nothing within minutes (held-out relative error 0.95,
-  0 % solved), and on sphere-sampled Δx with these targets still only a relative error
-  of 0.66 (5 % solved, ur5, prototype): the linear form is our change.
+  0 % solved), and on these targets with Δx uniform on the unit sphere it reached a
+  relative error of 0.66 against the linear form's 0.51 (ur5, 50,000 examples, one
+  minute), solving 2 of 40 targets against 32 of 40 in the same 300-step prototype loop:
+  the linear form is our change.
 - neural: input the tip pose at q, target q (full-turn joints wrapped into one turn, as
   their pose repeats every turn) scaled to [−1, 1].
 
