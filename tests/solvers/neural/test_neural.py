@@ -150,6 +150,24 @@ def test_a_tiny_training_reduces_the_goal_error_in_the_feedback_loop(tiny):
     assert loop_ratio(random) > 0.9
 
 
+def test_the_tiny_network_solves_targets_from_random_seeds_on_its_own(tiny):
+    """The whole search (restarts included, no other refinement): to 1e-5 m / 1e-5 rad
+    within 200 iterations, 9 of these 30 FK targets when measured; the near-zero network
+    none."""
+
+    def solved(network: Network) -> int:
+        rng = np.random.default_rng(5)
+        Q, seeds = ROBOT.random_configuration(rng, 30), ROBOT.random_configuration(rng, 30)
+        solver = bioik.Solver(ROBOT, "neural2", network=network)
+        results = [solver.solve([bioik.PoseGoal(TIP, ROBOT.link_pose(q, TIP))], seed=s, timeout=3600.0, max_iterations=200,
+                                random_seed=0) for q, s in zip(Q, seeds)]
+        assert all(pose_error(r.q, ROBOT.link_pose(q, TIP)) < 2e-5 for r, q in zip(results, Q) if r.success)
+        return sum(r.success for r in results)
+
+    assert solved(tiny) >= 5
+    assert solved(replace(tiny, weights=tuple(0.01 * W for W in tiny.weights))) == 0
+
+
 def test_training_saves_a_network_the_solver_finds(tiny, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tiny.save(tmp_path / "ur5.neural2.npz")
