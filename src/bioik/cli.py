@@ -214,9 +214,11 @@ def cmd_train(args) -> None:
 
     robot = _robot(args)
     out = Path(args.out) if args.out else default_paths(robot, args.mode)[0]
-    print(f"training a {args.mode} network for {robot.name} ({robot.dof} DoF, tip {args.tip or robot.tips[0]}) → {out}", flush=True)
+    tip = args.tip or robot.tips[0]
+    print(f"training a {args.mode} network for {robot.name} ({robot.dof} DoF, tip {tip}) → {out}", flush=True)
     net = train(robot, args.mode, tip=args.tip, samples=args.samples, epochs=args.epochs, hidden=args.hidden,
-                seconds=60.0 * args.minutes, learning_rate=args.learning_rate, seed=args.seed, progress=lambda line: print(line, flush=True))
+                seconds=60.0 * args.minutes, learning_rate=args.learning_rate, seed=args.seed,
+                progress=lambda line: print(line, flush=True))
     net.save(out)
     print(f"saved {out} after {net.training['seconds']:.0f} s", flush=True)
     if args.check < 1:
@@ -302,7 +304,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
                                   "directory for a bundled robot: where the solver looks for it)")
     tr.add_argument("--tip", help="the link to place (default: the group's first tip)")
     tr.add_argument("--samples", type=int, default=100_000, help="training configurations (default 100000)")
-    tr.add_argument("--epochs", type=int, default=1000, help="most passes over the examples (default 1000; --minutes ends it sooner)")
+    tr.add_argument("--epochs", type=int, default=1000,
+                    help="most passes over the examples (default 1000; --minutes ends it sooner)")
     tr.add_argument("--minutes", type=float, default=5.0, help="stop after the epoch that passes this time (default 5)")
     tr.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer widths (default 128 128)")
     tr.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's step size (default 0.001)")
@@ -312,7 +315,9 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
     wu.add_argument("--group", help="joint group (default: the robot's default group)")
-    wu.add_argument("--solver", action="append", help="solver to prepare (repeatable; default: every solver but the neural ones, which need a trained network)")
+    wu.add_argument("--solver", action="append",
+                    help="solver to prepare (repeatable; default: every solver but the neural ones, "
+                         "which need a trained network)")
     wu.set_defaults(func=cmd_warmup)
     bp = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
                         description="Benchmark solvers (EBIKE-style, [E 5]): results in SQLite, markdown report, plots.")

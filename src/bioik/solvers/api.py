@@ -295,7 +295,8 @@ class Solver:
             self.network.check_goals(p.goals)
         p.general_ready = False
         if p.single_pose and self._one_call:
-            ws = _Workspace(self, self._with_network(self.family, self.family.settings({})))  # see `_load_general` on the defaults
+            defaults = self._with_network(self.family, self.family.settings({}))  # see `_load_general` on the defaults
+            ws = _Workspace(self, defaults)
             self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
             self._single = compiled_entry(self.family.single_pose)
         else:
@@ -322,7 +323,8 @@ class Solver:
         user's (say 10,000 generations a step) could make that one step outlast any
         sensible wait."""
         family, settings = self._run_for(p)
-        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, self._with_network(family, family.warm_settings(settings)), False)
+        warm = self._with_network(family, family.warm_settings(settings))
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, warm, False)
         p.accept(self.robot.center(), self.acceptance)
         c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
         clip_into(c, self.robot.lower, self.robot.upper)

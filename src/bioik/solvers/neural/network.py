@@ -99,7 +99,8 @@ class Network:
         the L + 1 widths, length, x_mean, x_scale, y_mean, y_scale, then per layer W
         (row-major) and b."""
         sizes = self.sizes
-        parts = [[MODES[self.mode], len(self.weights)], sizes, [self.length], self.x_mean, self.x_scale, self.y_mean, self.y_scale]
+        parts = [[MODES[self.mode], len(self.weights)], sizes, [self.length],
+                 self.x_mean, self.x_scale, self.y_mean, self.y_scale]
         for W, b in zip(self.weights, self.biases):
             parts += [W.ravel(), b]
         return np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
@@ -141,8 +142,9 @@ class Network:
                   a["x_mean"], a["x_scale"], a["y_mean"], a["y_scale"], float(h["length"]), h.get("training", {}))
         shapes = [W.shape for W in net.weights] + [b.shape for b in net.biases]
         sizes = h["sizes"]
+        scaling = [net.x_mean.shape, net.x_scale.shape, net.y_mean.shape, net.y_scale.shape]
         if (shapes != [(i, o) for i, o in zip(sizes, sizes[1:])] + [(o,) for o in sizes[1:]]
-                or {net.x_mean.shape, net.x_scale.shape} != {(sizes[0],)} or {net.y_mean.shape, net.y_scale.shape} != {(sizes[-1],)}):
+                or scaling != [(sizes[0],)] * 2 + [(sizes[-1],)] * 2):
             raise NetworkMismatchError(f"{path}: its arrays do not match its layer sizes {sizes}; {expected}")
         return net
 
@@ -152,8 +154,9 @@ class Network:
             raise NetworkMismatchError(f"solver {mode!r} needs a {mode} network; this one was trained for {self.mode!r} "
                                        f"(bioik train {self.robot} --mode {mode})")
         if self.fingerprint != robot.fingerprint:
-            raise NetworkMismatchError(f"this network was trained for robot {self.robot!r} with variables {', '.join(self.variables)}; "
-                                       f"robot {robot.name!r} (variables {', '.join(robot.variable_names)}) differs in its model, "
+            raise NetworkMismatchError(f"this network was trained for robot {self.robot!r} with variables "
+                                       f"{', '.join(self.variables)}; robot {robot.name!r} (variables "
+                                       f"{', '.join(robot.variable_names)}) differs in its model, "
                                        f"group or frozen joints: train one for it (bioik train ROBOT --mode {mode})")
         n = robot.dof
         ins, outs = (POSE, n) if mode == "neural" else (PER_JOINT * n, DIFFERENCE * n)
@@ -190,7 +193,8 @@ def find_network(robot: Robot, mode: str, network: Network | str | Path | None =
         found = next((p for p in paths if p.is_file()), None)
         if found is None:
             raise MissingNetworkError(
-                f"solver {mode!r} needs a network trained for robot {robot.name!r}: run `bioik train {robot.source or robot.name} "
+                f"solver {mode!r} needs a network trained for robot {robot.name!r}: "
+                f"run `bioik train {robot.source or robot.name} "
                 f"--mode {mode}` (a few minutes on CPU; needs `pip install bioik[neural]`), or pass network=PATH; "
                 f"looked for {', '.join(str(p) for p in paths)}")
         network = found
