@@ -50,6 +50,7 @@ SOLVER_LAYERS = {
     "bioik.solvers.core": 0,
     "bioik.solvers.local": 1,
     "bioik.solvers.evolutionary": 2,
+    "bioik.solvers.neural": 2,
     "bioik.solvers.scipy": 3,
     "bioik.solvers.registry": 4,
     "bioik.solvers.batch": 5,

@@ -100,7 +100,7 @@ def cmd_warmup(args) -> None:
 
     compileall.compile_dir(Path(bioik.__file__).parent, quiet=2)  # a read-only install: nothing written, no harm
 
-    names = args.solver or bioik.solvers.names()
+    names = args.solver or bioik.solvers.registry.untrained_names()  # the neural solvers need a trained network
     robot = _robot(args)
     tip = robot.tips[0]
     T = robot.link_pose(robot.center(), tip)
@@ -201,6 +201,40 @@ def _pose_matrix(pose) -> np.ndarray:
     return T
 
 
+def cmd_train(args) -> None:
+    """Train a network for the neural solvers [R 3.6], save it (default: beside the URDF, or
+    ROBOT.MODE.npz in the current directory for a bundled robot), and report the solver's
+    success on held-out FK targets at 5 ms."""
+    import time
+    from pathlib import Path
+
+    import bioik
+    from bioik.solvers.neural.network import default_paths
+    from bioik.solvers.neural.train import train
+
+    robot = _robot(args)
+    out = Path(args.out) if args.out else default_paths(robot, args.mode)[0]
+    tip = args.tip or robot.tips[0]
+    print(f"training a {args.mode} network for {robot.name} ({robot.dof} DoF, tip {tip}) → {out}", flush=True)
+    net = train(robot, args.mode, tip=args.tip, samples=args.samples, epochs=args.epochs, hidden=args.hidden,
+                seconds=60.0 * args.minutes, learning_rate=args.learning_rate, seed=args.seed,
+                progress=lambda line: print(line, flush=True))
+    net.save(out)
+    print(f"saved {out} after {net.training['seconds']:.0f} s", flush=True)
+    if args.check < 1:
+        return
+    rng = np.random.default_rng(args.seed + 1)
+    targets = robot.fk(robot.random_configuration(rng, args.check), [net.tip])[:, 0]
+    seeds = robot.random_configuration(rng, args.check)
+    solver = bioik.Solver(robot, args.mode, network=net)
+    solver.solve([bioik.PoseGoal(net.tip, robot.link_pose(robot.center(), net.tip))])  # load the kernel before timing
+    results = [solver.solve([bioik.PoseGoal(net.tip, T)], seed=s, timeout=0.005) for T, s in zip(targets, seeds)]
+    ok = [r.time for r in results if r.success]
+    print(f"held-out check: {args.mode} solved {len(ok)}/{args.check} FK targets ({100.0 * len(ok) / max(args.check, 1):.0f} %) "
+          f"at 5 ms, 1e-5 m / 1e-5 rad, random seeds; median time {1e3 * np.median([r.time for r in results]):.2f} ms "
+          f"(of the solved: {1e3 * np.median(ok) if ok else float('nan'):.2f} ms)")
+
+
 def cmd_robots(args) -> None:
     """List the bundled robots."""
     from bioik import robots
@@ -263,11 +297,27 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     rc.add_argument("--standoff", type=float, default=0.01, help="tool distance from the surface, m (default 0.01)")
     rc.add_argument("--seed", type=int, default=0, help="sampling and solving seed (default 0)")
     add_cluster_arguments(rc)
+    tr = robot_command("train", cmd_train, "train the network of a neural solver (neural, neural2) for a robot "
+                                            "[R 3.6]; needs bioik[neural]")
+    tr.add_argument("--mode", choices=("neural", "neural2"), default="neural2", help="the solver to train for (default neural2)")
+    tr.add_argument("--out", help="the network file (.npz; default: beside the URDF, or ROBOT.MODE.npz in the current "
+                                  "directory for a bundled robot: where the solver looks for it)")
+    tr.add_argument("--tip", help="the link to place (default: the group's first tip)")
+    tr.add_argument("--samples", type=int, default=100_000, help="training configurations (default 100000)")
+    tr.add_argument("--epochs", type=int, default=1000,
+                    help="most passes over the examples (default 1000; --minutes ends it sooner)")
+    tr.add_argument("--minutes", type=float, default=5.0, help="stop after the epoch that passes this time (default 5)")
+    tr.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer widths (default 128 128)")
+    tr.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's step size (default 0.001)")
+    tr.add_argument("--check", type=int, default=200, help="held-out FK targets solved afterwards (default 200)")
+    tr.add_argument("--seed", type=int, default=0, help="seed of the data and the initial weights (default 0)")
     wu = sub.add_parser("warmup", help="compile the solvers' kernels ahead of time (once per machine)",
                         description="Compile the solvers' kernels for this CPU ahead of time (once per machine; for images and CI).")
     wu.add_argument("robot", nargs="?", default="ur5", help="robot to prepare on (default ur5; kernels serve every robot)")
     wu.add_argument("--group", help="joint group (default: the robot's default group)")
-    wu.add_argument("--solver", action="append", help="solver to prepare (repeatable; default: every solver)")
+    wu.add_argument("--solver", action="append",
+                    help="solver to prepare (repeatable; default: every solver but the neural ones, "
+                         "which need a trained network)")
     wu.set_defaults(func=cmd_warmup)
     bp = sub.add_parser("bench", help="benchmark solvers: run experiments, report, plot",
                         description="Benchmark solvers (EBIKE-style, [E 5]): results in SQLite, markdown report, plots.")

@@ -52,7 +52,7 @@ def targets(checker):
     return out
 
 
-@pytest.mark.parametrize("solver", bioik.solvers.names())
+@pytest.mark.parametrize("solver", bioik.solvers.registry.untrained_names())
 def test_no_success_collides(solver, checker, targets):
     goal = CollisionAvoidanceGoal(SCENE, allowed=ALLOWED)
     solved = 0

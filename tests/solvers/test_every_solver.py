@@ -24,7 +24,7 @@ def problems():
     return out
 
 
-@pytest.mark.parametrize("solver", bioik.solvers.names())
+@pytest.mark.parametrize("solver", bioik.solvers.registry.untrained_names())
 def test_answers_are_within_limits_and_success_is_honest(solver):
     for k, (T, seed) in enumerate(problems()):
         res = bioik.solve(ROBOT, [bioik.PoseGoal(TIP, T)], seed=seed, solver=solver, timeout=3600.0, max_iterations=40, random_seed=k)

@@ -201,11 +201,16 @@ class Solver:
             Python `optlib_lbfgsb` unless parameters are given).
         timeout: default seconds per solve.
         acceptance: the success test: "norm" (default), "trac" or "kdl".
+        network: for the neural solvers (`neural`, `neural2`) only: the trained network, a
+            `bioik.solvers.neural.network.Network` or its .npz file (None: the file
+            `bioik train` writes by default, beside the URDF or in the current directory;
+            a `MissingNetworkError` says how to train one if there is none).
         **params: that solver's parameters (unknown names and values outside their ranges
             are an error).
     """
 
-    def __init__(self, robot: Robot, solver: str | None = None, timeout: float = 0.005, acceptance: str = "norm", **params: Any):
+    def __init__(self, robot: Robot, solver: str | None = None, timeout: float = 0.005, acceptance: str = "norm",
+                 network: Any = None, **params: Any):
         if not isinstance(robot, Robot):
             raise TypeError(f"robot must be a bioik.Robot (from bioik.load_robot); got {type(robot).__name__}")
         self.robot = robot
@@ -215,7 +220,17 @@ class Solver:
             raise ValueError(f"acceptance must be one of {', '.join(MODES)}; got {acceptance!r}")
         self.acceptance = acceptance
         self._mode = MODES[acceptance]
-        self.settings = self.family.settings(params)
+        #: The trained network of a neural solver (None for the others), appended to every
+        #: settings vector of its family (`_with_network`).
+        self.network = None
+        if self.family.network is not None:
+            from bioik.solvers.neural.network import find_network
+
+            self.network = find_network(robot, self.family.network, network)
+            self._network_flat = self.network.flat()
+        elif network is not None:
+            raise ValueError(f"network= is for the neural solvers (neural, neural2); solver {self.family.name!r} takes none")
+        self.settings = self._with_network(self.family, self.family.settings(params))
         #: The solver that runs goals that call Python: the solver as named, or with none
         #: named (and no parameters for the default), the one that can call them.
         self._python_name = PYTHON_GOALS_SOLVER if solver is None and not params else self.family.name
@@ -232,6 +247,12 @@ class Solver:
         #: Exact collision checkers by collision goal settings, and the goal `scene=` adds.
         self._checkers: dict[tuple, Callable[[np.ndarray], bool]] = {}
         self._scene_goals: dict[int, CollisionAvoidanceGoal] = {}
+
+    def _with_network(self, family: Family, settings: np.ndarray) -> np.ndarray:
+        """The settings of `family` followed by this solver's network if the family runs it."""
+        if family is self.family and self.network is not None:
+            return np.concatenate([settings, self._network_flat])
+        return settings
 
     def problem(self, goals: Sequence[Goal]) -> Problem:
         """The prepared problem for this goal structure (cached; a template that solves
@@ -270,9 +291,12 @@ class Solver:
         one-call kernel: the general search is loaded when a solve first needs it."""
         p = Problem(self.robot, goals)
         self._run_for(p)[0].check(p, SOLVERS.values())
+        if self.network is not None:
+            self.network.check_goals(p.goals)
         p.general_ready = False
         if p.single_pose and self._one_call:
-            ws = _Workspace(self, self.family.settings({}))  # see `_load_general` on the defaults
+            defaults = self._with_network(self.family, self.family.settings({}))  # see `_load_general` on the defaults
+            ws = _Workspace(self, defaults)
             self._solve_single_pose(ws, p, goals, self.robot.center(), time.monotonic(), time.monotonic() + 3600.0, 1, 0, 1e-5, 1e-5)
             self._single = compiled_entry(self.family.single_pose)
         else:
@@ -299,7 +323,8 @@ class Solver:
         user's (say 10,000 generations a step) could make that one step outlast any
         sensible wait."""
         family, settings = self._run_for(p)
-        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, family.warm_settings(settings), False)
+        warm = self._with_network(family, family.warm_settings(settings))
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, warm, False)
         p.accept(self.robot.center(), self.acceptance)
         c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
         clip_into(c, self.robot.lower, self.robot.upper)

@@ -28,7 +28,12 @@ MODULES: dict[str, str] = {
     "relaxed": "bioik.solvers.scipy.relaxed",
     **dict.fromkeys(("optlib_bfgs", "optlib_cg", "optlib_gd", "optlib_lbfgsb", "optlib_nelder_mead", "optlib_newton"),
                     "bioik.solvers.scipy.optlib"),
+    **dict.fromkeys(("neural", "neural2"), "bioik.solvers.neural.search"),
 }
+
+#: The solvers that run a network trained per robot (`Family.network`): a robot has none
+#: until `bioik train` made one, so "every solver" loops (warm-up, tests) leave them out.
+NETWORK_SOLVERS = ("neural", "neural2")
 
 
 class _Families(Mapping[str, Family]):
@@ -63,3 +68,13 @@ def names() -> list[str]:
         The names, sorted.
     """
     return sorted(MODULES)
+
+
+def untrained_names() -> list[str]:
+    """Names of the solvers that run without a network trained per robot (all but the
+    neural ones): those that any robot can use as it is.
+
+    Returns:
+        The names, sorted.
+    """
+    return sorted(set(MODULES) - set(NETWORK_SOLVERS))

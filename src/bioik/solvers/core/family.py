@@ -60,6 +60,9 @@ class Family:
     #: single pose goal, since the whole-query kernels run in the calling thread (a batch's
     #: compiled chunks still use them, the islands stepped in turn). None: no such parameter.
     thread_param: str | None = None
+    #: The mode of the trained network the search needs ("neural", "neural2"; None: none):
+    #: `Solver` finds it (`bioik.solvers.neural.network.find_network`) and appends it to the settings.
+    network: str | None = None
 
     def settings(self, params: Mapping[str, Any]) -> np.ndarray:
         """The settings vector: `params` over the defaults, each checked against its range

@@ -97,6 +97,8 @@ SPECS: dict[str, Spec] = {
     "sqp_attempt_iterations": COUNT,
     "partial_restarts": SWITCH,  # lm: restarts keep the settled goals' joints (`bioik.solvers.core.restarts`)
     "independent_goals": SWITCH,  # lm: goals sharing no joint solved as sub-problems (`bioik.solvers.core.components`)
+    # neural2: the largest scaled goal difference one step is for
+    "max_step": Spec(False, 0, 100, low_open=True),
     # BioIK 1 ([S] uses a population of 12; one generation of 1000 takes ≈ 0.5 ms)
     "population": Spec(True, 2, MAX_POPULATION),
     "elites": Spec(True, 0, MAX_POPULATION),
