@@ -29,9 +29,12 @@ def ur5_model():
     return prob, bio2.Expansion(x0, frames0, J0, Q0, models)
 
 
-def evolve_with(ur5_model, mom_mix, per_gene=False, gens=20):
-    """Two individuals near the model's x0 after `gens` generations of `evolve`."""
+def evolve_with(ur5_model, mom_mix, per_gene=False, gens=20, pose_only=True, rotation=bio2.SQUARE_QUATERNION):
+    """Two individuals near the model's x0 after `gens` generations of `evolve` (the model's
+    rotation distance set to `rotation`)."""
     prob, ex = ur5_model
+    ex = ex._replace(models=ex.models.copy())
+    ex.models[:, 21] = rotation
     n = ex.x0.shape[0]
     genes = np.tile(ex.x0, (2, 1))
     genes[1] += 0.01
@@ -43,7 +46,7 @@ def evolve_with(ur5_model, mom_mix, per_gene=False, gens=20):
     pop = bio2.Species(genes, np.zeros((2, n)), fit, poff)
     gs = bio2.GoalScratch(np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)), np.empty(2))
     bio2.evolve(pop, bio2.pool_scratch(2, 16, n, 6), ex, prob, gs, bio2.NORMALS, np.array([11], dtype=np.uint64), gens,
-                mom_mix, per_gene, False, True, np.inf)
+                mom_mix, per_gene, False, pose_only, np.inf)
     return pop
 
 
@@ -74,6 +77,17 @@ def test_no_momentum_mix_keeps_the_momenta_at_zero(ur5_model):
     assert np.any(evolve_with(ur5_model, 0.3).moms != 0.0)
     pop = evolve_with(ur5_model, 0.0)
     assert np.all(pop.moms == 0.0) and not np.all(pop.genes[0] == ur5_model[1].x0)
+
+
+@pytest.mark.parametrize("kind", [bio2.SQUARE_QUATERNION, bio2.NORM_DOT, bio2.SQUARE_ANGLE])
+def test_every_rotation_distance_scores_children_alike_in_both_scorers(ur5_model, kind):
+    """The children's SIMD scorer (the square quaternion distance as a constant,
+    `square_quaternion_model`) and the general one give the same population."""
+    a, b = evolve_with(ur5_model, 0.3, rotation=kind), evolve_with(ur5_model, 0.3, pose_only=False, rotation=kind)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+    if kind != bio2.SQUARE_QUATERNION:
+        assert not np.array_equal(a.genes, evolve_with(ur5_model, 0.3).genes)
 
 
 def test_random_init_starts_every_individual_at_a_random_configuration():

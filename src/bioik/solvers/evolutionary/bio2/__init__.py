@@ -18,6 +18,7 @@ By concern:
 from bioik.solvers.evolutionary.bio2.evolution import (
     ChildPool,
     Species,
+    add_children_costs,
     candidate_cost,
     child_factors,
     draw_mutation_rates,
@@ -37,6 +38,7 @@ from bioik.solvers.evolutionary.bio2.memetics import (
     NONE,
     QUADRATIC,
     LineScratch,
+    lane_gradient,
     line_search,
     line_search_single,
     lm_memetic,
@@ -59,6 +61,7 @@ from bioik.solvers.evolutionary.bio2.model import (
     predicted_rotation,
     rotation_distance,
     score,
+    square_quaternion_model,
 )
 from bioik.solvers.evolutionary.bio2.search import (
     DEFAULTS,
@@ -81,9 +84,9 @@ from bioik.solvers.evolutionary.bio2.search import (
 
 __all__ = [
     "DEFAULTS", "ChildPool", "Expansion", "GoalScratch", "LineScratch", "Population", "Species", "Work", "FAMILIES", "LINEAR", "LM", "LM_DEFAULTS", "MODEL", "NONE", "NORM_DOT", "NORMALS", "QUADRATIC", "SETTING", "SQUARE_ANGLE", "SQUARE_QUATERNION",
-    "bio2_pose_query", "bio2_search", "bio2_steps", "bio2_threads_search", "candidate_cost", "child_factors", "draw_mutation_rates", "draw_rates", "evolve", "full_score",
-    "goal_flags", "goal_model", "goal_models", "initial_genes", "island_search", "line_search", "line_search_single", "lm_memetic", "memetic_step",
+    "add_children_costs", "bio2_pose_query", "bio2_search", "bio2_steps", "bio2_threads_search", "candidate_cost", "child_factors", "draw_mutation_rates", "draw_rates", "evolve", "full_score",
+    "goal_flags", "goal_model", "goal_models", "initial_genes", "island_search", "lane_gradient", "line_search", "line_search_single", "lm_memetic", "memetic_step",
     "merge_ranked", "model_cost", "normal_table", "offsets", "pool_scratch", "pose_score", "predicted_rotation",
-    "rank_candidates", "rotation_distance", "reproduce", "score", "score_pose_children", "select", "single_offsets", "step_scratch",
+    "rank_candidates", "rotation_distance", "reproduce", "score", "score_pose_children", "select", "single_offsets", "square_quaternion_model", "step_scratch",
     "winner_momenta",
 ]

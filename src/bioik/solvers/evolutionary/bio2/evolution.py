@@ -25,7 +25,8 @@ from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.rng import next_u64, randint
-from bioik.solvers.evolutionary.bio2.model import full_score, goal_model, model_cost
+from bioik.solvers.evolutionary.bio2.model import (SQUARE_QUATERNION, full_score, goal_model, model_cost,
+                                                   square_quaternion_model)
 
 
 class Species(NamedTuple):
@@ -170,8 +171,17 @@ def score_pose_children(gi, models, co, cf):
         k = 6 * gi[g, OUT1]
         row = 1 if gi[g, SECONDARY] else 0
         m = goal_model(models, g)
-        for c in range(C):
-            cf[row, c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
+        if m[21] == SQUARE_QUATERNION:
+            add_children_costs(square_quaternion_model(m), co, k, cf[row])
+        else:
+            add_children_costs(m, co, k, cf[row])
+
+
+@njit(inline="always", **JIT)
+def add_children_costs(m, co, k, out):
+    """out[c] += the cost of `goal_model` m for child c's offsets co[k : k + 6, c]."""
+    for c in range(out.shape[0]):
+        out[c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
 
 
 @njit(inline="always", **JIT)
