@@ -221,8 +221,9 @@ class Arm:
     versus: int | None = 0
 
 
-#: The ablations' second protocol: a budget of BioIK 2 steps (within 1 s), about what a
-#: quiet machine makes in 5 ms (11–15 µs a step on ur5), so that load cannot change it.
+#: The ablations' second protocol: a budget of BioIK 2 steps (within 1 s), which load
+#: cannot change; a `bio2_memetic` step on ur5 took 9 µs here on a quiet machine, 15 µs
+#: under load, so 5 ms buys 300–550 steps.
 STEPS = 300
 
 
@@ -259,8 +260,8 @@ def ablation_text(script: str, targets: int) -> str:
     """The protocol paragraph of an ablation section."""
     return (f"Success rate [95 % interval] (mean time of all solves) at 1e-5 m / 1e-5 rad from random starts, "
             f"{targets} FK targets per arm, within [R]'s 5 ms and within {STEPS} steps (1 s). The arms of a robot run "
-            "interleaved (target by target), so that the load of the machine (2 cores shared with other jobs, which "
-            "costs the 5 ms columns several points) falls on them alike; the step budget is free of it. Fisher's exact "
+            "interleaved (target by target), so that the load of the machine (2 cores shared with other jobs) falls on "
+            "them alike; the step budget is free of it. Fisher's exact "
             "test (two-sided) against the reference named; verdict: the direction of our difference against [R]'s. "
             f"`python3 benchmarks/reproduce/{script} --targets {targets}`.")
 
