@@ -10,6 +10,10 @@ Success is checked here from the returned q (position and rotation error of the 
 the protocol's tolerances, q within limits), never taken from the solver. `cell` prints our
 figure with its 95 % Wilson interval; `write_section` puts a script's table into
 RESULTS.md between markers of its own, so scripts can run in any order.
+`run_together` solves the protocols of a comparison interleaved, target by target, so that
+the machine's load falls on them alike; `ablation_table` is the table of [R]'s ablations
+(an `Arm` per row, Fisher's test against its reference, a `verdict` on the direction),
+at [R]'s 5 ms and at a load-free step budget (`STEPS`).
 """
 
 from __future__ import annotations
@@ -107,37 +111,61 @@ def _goal(p: Protocol, tip: str, T: np.ndarray) -> bioik.Goal:
     return bioik.PoseGoal(tip, T) if p.goal == "pose" else bioik.PositionGoal(tip, T[:3, 3])
 
 
+def _target_solver(p: Protocol) -> Callable[[int], tuple[int, float, int, float, float]]:
+    """A function solving target i of `p` → its row (success, wall time, iterations,
+    position and rotation error); the solver is compiled or loaded before it returns."""
+    robot, tip, poses, starts = _problem(p)
+    kw = dict(timeout=p.timeout, solver=p.solver, max_iterations=p.max_iterations,
+              position_tolerance=p.position_tolerance, rotation_tolerance=p.rotation_tolerance, **dict(p.params))
+    bioik.solve(robot, [_goal(p, tip, poses[0])], seed=starts[0], **kw)  # compile / load before timing
+
+    def solve(i: int) -> tuple[int, float, int, float, float]:
+        t = time.perf_counter()
+        res = bioik.solve(robot, [_goal(p, tip, poses[i])], seed=starts[i], random_seed=p.seed + i, **kw)
+        elapsed = time.perf_counter() - t
+        dp, dr = pose_errors(robot, tip, poses[i], res.q)
+        ok = robot.within_limits(res.q) and dp <= p.position_tolerance and (p.goal != "pose" or dr <= p.rotation_tolerance)
+        if res.success and not ok:
+            raise AssertionError(f"{p.solver} reported success for a wrong answer on {p.robot}, target {i}")
+        return int(ok), elapsed, res.iterations, dp, dr
+
+    return solve
+
+
 def run(p: Protocol, db: Path = DB, label: str = "") -> Outcome:
     """The outcome of protocol `p`, solving the targets not yet in `db` (one row each)."""
+    return run_together([p], db, label)[0]
+
+
+def run_together(ps: list[Protocol], db: Path = DB, label: str = "") -> list[Outcome]:
+    """The outcomes of protocols `ps`, solving the targets not yet in `db` interleaved —
+    target i of each protocol in turn — so that a change of the machine's load falls on
+    every arm of a comparison alike."""
     con = _connect(db)
-    key = p.key()
-    done = {t for (t,) in con.execute("SELECT target FROM rows WHERE protocol = ?", (key,))}
-    todo = [i for i in range(p.targets) if i not in done]
-    if todo:
-        robot, tip, poses, starts = _problem(p)
-        params = dict(p.params)
-        kw = dict(timeout=p.timeout, solver=p.solver, max_iterations=p.max_iterations,
-                  position_tolerance=p.position_tolerance, rotation_tolerance=p.rotation_tolerance, **params)
-        bioik.solve(robot, [_goal(p, tip, poses[0])], seed=starts[0], **kw)  # compile / load before timing
-        bar = progress_bar(label or f"{p.robot} {p.solver}", p.targets, len(done))
-        for i in todo:
-            t = time.perf_counter()
-            res = bioik.solve(robot, [_goal(p, tip, poses[i])], seed=starts[i], random_seed=p.seed + i, **kw)
-            elapsed = time.perf_counter() - t
-            dp, dr = pose_errors(robot, tip, poses[i], res.q)
-            ok = robot.within_limits(res.q) and dp <= p.position_tolerance and (p.goal != "pose" or dr <= p.rotation_tolerance)
-            if res.success and not ok:
-                raise AssertionError(f"{p.solver} reported success for a wrong answer on {p.robot}, target {i}")
-            con.execute("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (key, i, int(ok), elapsed, res.iterations, dp, dr))
-            bar.update()
+    keys = [p.key() for p in ps]
+    todo = [{i for i in range(p.targets)} - {t for (t,) in con.execute("SELECT target FROM rows WHERE protocol = ?", (key,))}
+            for p, key in zip(ps, keys)]
+    if any(todo):
+        solvers = [_target_solver(p) if left else None for p, left in zip(ps, todo)]
+        total = sum(p.targets for p in ps)
+        bar = progress_bar(label or " / ".join(f"{p.robot} {p.solver}" for p in ps), total, total - sum(map(len, todo)))
+        for i in sorted(set().union(*todo)):
+            for key, left, solve in zip(keys, todo, solvers):
+                if i in left:
+                    con.execute("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?)", (key, i, *solve(i)))
+                    bar.update()
             if i % 50 == 0:
                 con.commit()
         bar.close()
         con.commit()
-    rows = np.array(con.execute("SELECT success, time, iterations, position_error, rotation_error FROM rows"
-                                " WHERE protocol = ? AND target < ? ORDER BY target", (key, p.targets)).fetchall())
+    outcomes = [_outcome(con, key, p.targets) for p, key in zip(ps, keys)]
     con.close()
+    return outcomes
+
+
+def _outcome(con: sqlite3.Connection, key: str, targets: int) -> Outcome:
+    rows = np.array(con.execute("SELECT success, time, iterations, position_error, rotation_error FROM rows"
+                                " WHERE protocol = ? AND target < ? ORDER BY target", (key, targets)).fetchall())
     return Outcome(rows[:, 0].astype(bool), rows[:, 1], rows[:, 2].astype(int), rows[:, 3], rows[:, 4])
 
 
@@ -153,14 +181,96 @@ def rate_time_cell(o: Outcome) -> str:
     return f"{rate_cell(o)} ({1e3 * o.time.mean():.2f} ms)"
 
 
+def fisher_p(a: Outcome, b: Outcome) -> float:
+    """Two-sided p-value of Fisher's exact test of a's success rate against b's."""
+    sa, sb = int(a.success.sum()), int(b.success.sum())
+    return float(fisher_exact([[sa, len(a.success) - sa], [sb, len(b.success) - sb]]).pvalue)
+
+
 def compare(a: Outcome, b: Outcome) -> str:
     """"worse", "better" or "no significant difference": a's success rate against b's
     (Fisher's exact test, two-sided, 5 %)."""
-    sa, sb = int(a.success.sum()), int(b.success.sum())
-    p = fisher_exact([[sa, len(a.success) - sa], [sb, len(b.success) - sb]]).pvalue
+    p = fisher_p(a, b)
     if p >= 0.05:
         return f"no significant difference (p = {p:.2f})"
     return f"{'worse' if a.rate < b.rate else 'better'} (p = {p:.1g})"
+
+
+def verdict(ours: Outcome, reference: Outcome, theirs: float, theirs_reference: float) -> str:
+    """Our difference to the reference arm against the source's: "same direction as [R]"
+    or "opposite direction to [R]" when ours is significant (`fisher_p` < 0.05), and the
+    source's difference in percentage points."""
+    d = f"[R]: {theirs - theirs_reference:+.2f} points"
+    if fisher_p(ours, reference) >= 0.05:
+        return d
+    same = (ours.rate - reference.rate) * (theirs - theirs_reference) > 0
+    return f"{'same direction as' if same else 'opposite direction to'} {d}"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A row of an ablation table: `solver` with `params` (a reference states the
+    switch's default, so that its rows are its table's own), the source's success % per
+    bioik robot (None: not in the source), and the index of the row it is tested against
+    (None: a reference)."""
+
+    label: str
+    solver: str
+    params: tuple[tuple[str, float], ...]
+    source: dict[str, float | None]
+    versus: int | None = 0
+
+
+#: The ablations' second protocol: a budget of BioIK 2 steps (within 1 s), which load
+#: cannot change; a `bio2_memetic` step on ur5 took 9 µs here on a quiet machine, 15 µs
+#: under load, so 5 ms buys 300–550 steps.
+STEPS = 300
+
+
+def _versus(o: Outcome, ref: Outcome, theirs: float | None, theirs_ref: float | None) -> str:
+    """`compare` and, where the source has both figures, the `verdict`."""
+    return compare(o, ref) + ("" if theirs is None or theirs_ref is None else f"; {verdict(o, ref, theirs, theirs_ref)}")
+
+
+def ablation_table(arms: list[Arm], robots: dict[str, str], targets: int, db: Path,
+                   tag: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of an ablation table: per robot (bioik robot → the source's column)
+    the source's figure and, for [R 3.2]'s 5 ms and for `STEPS` steps, ours
+    (`rate_time_cell`; the arms run interleaved, `run_together`) with Fisher's test
+    against the arm's reference and the `verdict`."""
+    rows = [[a.label, f"`{a.solver}` " + ", ".join(f"{k}={v:g}" for k, v in a.params),
+             "—" if a.versus is None else arms[a.versus].label] for a in arms]
+    header = ["Variant", "bioik", "tested against"]
+    for robot, theirs in robots.items():
+        header += [f"{theirs} [R]", f"{robot}, 5 ms", "vs reference, 5 ms", f"{robot}, {STEPS} steps",
+                   f"vs reference, {STEPS} steps"]
+        for row, a in zip(rows, arms):
+            row.append(f"{a.source[robot]:.2f} %" if a.source.get(robot) is not None else "—")
+        for budget in ({}, {"timeout": 1.0, "max_iterations": STEPS}):
+            ps = [Protocol(robot, a.solver, targets, params=a.params, **budget) for a in arms]
+            outcomes = run_together(ps, db, f"{tag} {robot} {'steps' if budget else '5 ms'}")
+            for a, o, row in zip(arms, outcomes, rows):
+                ref = None if a.versus is None else outcomes[a.versus]
+                theirs_ref = None if a.versus is None else arms[a.versus].source.get(robot)
+                row += [rate_time_cell(o), "—" if ref is None else _versus(o, ref, a.source.get(robot), theirs_ref)]
+    return header, rows
+
+
+def ablation_text(script: str, targets: int) -> str:
+    """The protocol paragraph of an ablation section."""
+    return (f"Success rate [95 % interval] (mean time of all solves) at 1e-5 m / 1e-5 rad from random starts, "
+            f"{targets} FK targets per arm, within [R]'s 5 ms and within {STEPS} steps (1 s). The arms of a robot run "
+            "interleaved (target by target), so that the load of the machine (2 cores shared with other jobs) falls on "
+            "them alike; the step budget is free of it. Fisher's exact "
+            "test (two-sided) against the reference named; verdict: the direction of our difference against [R]'s. "
+            f"`python3 benchmarks/reproduce/{script} --targets {targets}`.")
+
+
+def publish_ablation(name: str, title: str, script: str, arms: list[Arm], robots: dict[str, str], targets: int, db: Path,
+                     results: Path) -> str:
+    """An ablation script's section: `ablation_table` under `ablation_text`, published."""
+    header, rows = ablation_table(arms, robots, targets, db, name)
+    return publish(name, title, ablation_text(script, targets), header, rows, results)
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

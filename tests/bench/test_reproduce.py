@@ -18,6 +18,7 @@ r_table_3_6 = importlib.import_module("r_table_3_6")
 s_section_5_4 = importlib.import_module("s_section_5_4")
 r_table_3_13 = importlib.import_module("r_table_3_13")
 r_tables_4_1_4_2 = importlib.import_module("r_tables_4_1_4_2")
+ablations = {n: importlib.import_module(f"r_table_3_{n}") for n in (8, 10, 11, 12, 14)}
 run_all = importlib.import_module("run_all")
 
 
@@ -74,4 +75,35 @@ def test_source_figures_as_transcribed():
     assert [switch for _, switch, _ in s_section_5_4.VARIANTS] == [None, "random_weights", "adoption", "exploitation", "wipes"]
     assert r_table_3_13.SOURCE["BioIK 2, no memetics"] == ("bio2", {"ur5": 99.75, "iiwa14": 99.71, "panda": 99.98})
     assert r_tables_4_1_4_2.SOURCE["BioIK 1"][1]["ur5"] == (51.20, 4.12)
-    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 7
+    figures = {n: [(a.params, a.source) for a in m.ARMS] for n, m in ablations.items()}
+    assert figures[8] == [((("per_gene_mutation", 0),), {"ur5": 99.93}), ((("per_gene_mutation", 0),), {"ur5": 99.86}),
+                          ((("per_gene_mutation", 1),), {"ur5": 35.85}), ((("per_gene_mutation", 1),), {"ur5": None})]
+    assert [a.solver for a in ablations[8].ARMS] == ["bio2_memetic", "bio2", "bio2", "bio2_memetic"]
+    assert figures[10] == [((("wipeouts", 1),), {"ur5": 99.93}), ((("wipeouts", 0),), {"ur5": 96.42})]
+    assert figures[11] == [((("random_init", 0),), {"ur5": 99.93}), ((("random_init", 1),), {"ur5": 99.97})]
+    assert figures[12] == [((("momentum_mix", 0.3),), {"ur5": 99.93}), ((("momentum_mix", 0.0),), {"ur5": 91.24})]
+    assert figures[14] == [((("rotation_distance", 0),), {"ur5": 99.93, "iiwa14": 99.93}),
+                           ((("rotation_distance", 1),), {"ur5": 99.83, "iiwa14": 99.73}),
+                           ((("rotation_distance", 2),), {"ur5": 97.08, "iiwa14": 98.77})]
+    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 12
+
+
+def test_ablation_arms_run_interleaved_and_test_against_their_reference(tmp_path):
+    """`ablation_table` runs every arm on the same targets and tests each against its
+    reference; the verdict compares directions."""
+    arms = [common.Arm("full", "lm", (), {"ur5": 99.0}, None),
+            common.Arm("one step", "lm", (("attempt_iterations", 1),), {"ur5": 10.0})]
+    header, rows = common.ablation_table(arms, {"ur5": "UR5"}, 6, tmp_path / "r.db", "test")
+    assert header == ["Variant", "bioik", "tested against", "UR5 [R]", "ur5, 5 ms", "vs reference, 5 ms",
+                      f"ur5, {common.STEPS} steps", f"vs reference, {common.STEPS} steps"]
+    assert rows[0][2:4] == ["—", "99.00 %"] and rows[0][5] == rows[0][7] == "—"
+    assert rows[1][:4] == ["one step", "`lm` attempt_iterations=1", "full", "10.00 %"] and "[R]: -89.00 points" in rows[1][7]
+    with sqlite3.connect(tmp_path / "r.db") as con:  # 2 arms × 2 budgets × 6 targets
+        assert con.execute("SELECT COUNT(*) FROM rows").fetchone()[0] == 24
+
+    def outcome(k, n):
+        return common.Outcome(np.arange(n) < k, np.zeros(n), np.zeros(n, int), np.zeros(n), np.zeros(n))
+
+    assert common.verdict(outcome(50, 100), outcome(90, 100), 80.0, 99.0) == "same direction as [R]: -19.00 points"
+    assert common.verdict(outcome(99, 100), outcome(60, 100), 80.0, 99.0) == "opposite direction to [R]: -19.00 points"
+    assert common.verdict(outcome(89, 100), outcome(90, 100), 80.0, 99.0) == "[R]: -19.00 points"

@@ -29,7 +29,7 @@ def setup(request):
     frames0, J0 = np.empty((1, 7)), np.empty((6, robot.dof))
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
     models = np.zeros((1, bio2.MODEL))
-    bio2.goal_models(gi, gf, gw, frames0, models)
+    bio2.goal_models(gi, gf, gw, frames0, models, bio2.SQUARE_QUATERNION)
     Q0 = np.empty_like(J0)
     curvature(J0, Q0)
     return robot, prob, bio2.Expansion(x0, frames0, J0, Q0, models)
@@ -65,7 +65,8 @@ def run_evolve(setup, pose_only, gens=8, seed=11):
     n = robot.dof
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
-    bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, pose_only, np.inf)
+    bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, False, pose_only,
+                np.inf)
     return pop, rng
 
 
@@ -91,7 +92,7 @@ def test_model_cost_is_the_pose_cost_of_the_predicted_frame(kind):
         q = gf[0, 3:7] + rng.normal(size=4) * 10.0 ** rng.uniform(-9, 0)  # from near the target to anywhere
         frames0[0, 3:] = q / np.linalg.norm(q)
         models = np.zeros((1, bio2.MODEL))
-        bio2.goal_models(gi, gf, gw, frames0, models)
+        bio2.goal_models(gi, gf, gw, frames0, models, bio2.SQUARE_QUATERNION)
         o = rng.normal(size=6) * 10.0 ** rng.uniform(-9, -1)
         w, x, y, z = frames0[0, 3:] + 0.5 * np.array(qmul(0.0, *o[3:], *frames0[0, 3:]))
         expected = pose_cost(gi[0, 0], gf, 0, *(frames0[0, :3] + o[:3]), w, x, y, z) * gw[0] ** 2
@@ -230,7 +231,7 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         frames0, J0 = np.empty((1, 7)), np.empty((6, n))
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, np.empty((max(seg_i.shape[0], 1), 7)), frames0, J0)
         models = np.zeros((2, bio2.MODEL))
-        bio2.goal_models(gi, gf, gw, frames0, models)
+        bio2.goal_models(gi, gf, gw, frames0, models, bio2.SQUARE_QUATERNION)
         Q0 = np.empty_like(J0)
         curvature(J0, Q0)
         ex = bio2.Expansion(x0, frames0, J0, Q0, models)

@@ -120,6 +120,11 @@ SPECS: dict[str, Spec] = {
     "memetic_step": POSITIVE_FRACTION,
     "lm_damping": WEIGHT,
     "lm_stall_ratio": Spec(False, 0, math.inf, low_open=True),
+    # its components, to measure each one's share [R 3.7.2–3.8] (no momentum, [R 3.7.8]: momentum_mix 0)
+    "per_gene_mutation": SWITCH,  # 1: a mutation size per gene instead of per child [R 3.7.2]
+    "wipeouts": SWITCH,  # 0: stuck species are never wiped out [R 3.7.5]
+    "random_init": SWITCH,  # 1: every individual starts at random instead of at the seed [R 3.7.6]
+    "rotation_distance": Spec(True, 0, 2),  # the fitness' rotation term [R 3.8]: 0 square quaternion distance, 1 norm·dot, 2 square angle
     # scipy-based (optlib, relaxed)
     "max_iterations_per_run": COUNT,
     "limit_penalty": Spec(False, 0, MAX_WEIGHT),

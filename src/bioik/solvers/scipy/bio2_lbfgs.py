@@ -28,6 +28,9 @@ iteration = one step of every island; unlike `bio2`'s, these islands are stepped
 in the calling thread). The best configuration ever seen
 (species bests at step start and L-BFGS results, all on exact FK) is kept separately, so
 a wipeout never loses it, and is returned when the deadline or the budget ends the search.
+`bio2`'s ablation switches (`per_gene_mutation`, `wipeouts`, `random_init`,
+`rotation_distance`: here the evolution's fitness only, L-BFGS-B runs on the exact cost)
+act here as there.
 
 L-BFGS-B's default stopping test (relative cost decrease below ≈2e-9 of max(|f|, 1))
 stops far from IK precision (plausibly why it did poorly as a solver of its own in [R 3.5.3]), so it runs with
@@ -54,6 +57,7 @@ from bioik.solvers.evolutionary.bio2 import (
     evolve,
     goal_flags,
     goal_models,
+    initial_genes,
     normal_table,
     offsets,
     score,
@@ -86,7 +90,8 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
     S, P, n = genes.shape
     C = int(settings[SETTING.child_count])
     evo_gens = int(settings[SETTING.memetic_evolution_gens])
-    mom_mix = settings[SETTING.momentum_mix]
+    mom_mix, per_gene = settings[SETTING.momentum_mix], settings[SETTING.per_gene_mutation] != 0.0
+    rotation = settings[SETTING.rotation_distance]
     G = gi.shape[0]
     O = max(out_seg.shape[0], 1)
     has_secondary, pose_only, _ = goal_flags(gi)
@@ -101,7 +106,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
         if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, aux, gs.r, gs.Jr, gs.scratch, mode, errors):
             best[:] = x0
             return s
-        goal_models(gi, gf, gw, frames0, ex.models)
+        goal_models(gi, gf, gw, frames0, ex.models, rotation)
         curvature(J0, Q0)
         sp = Species(genes[s], moms[s], fit[s], poff)
         for k in range(P):
@@ -113,7 +118,7 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, deadline)
+        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, per_gene, has_secondary, pose_only, deadline)
         if now() > deadline:  # many species: the rest wait for the next step
             break
     return -1
@@ -202,8 +207,7 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
     rng[0] = np.uint64(int(seed))
     if random_start:
         random_genome(ibuf, fbuf, q, rng)
-    genes = np.empty((I, S, P, n))
-    genes[:] = q  # every individual starts at the seed [R 3.7.6]
+    genes = initial_genes(q, I, S, P, 0, False, settings[SETTING.random_init] != 0.0, rng, problem.bounds[2], problem.bounds[3])
     moms = np.zeros((I, S, P, n))
     fit = np.full((I, S, P), np.inf)
     before = np.empty(S)
@@ -250,7 +254,8 @@ def _search(problem, q, deadline, budget, seed, mode, settings, random_start):
                 if success or late:
                     break
             # 4. wipeouts [R 3.7.5]
-            wipeouts += int(wipeout(ibuf, fbuf, genes[i], moms[i], fit[i], before, p_wipe, rng))
+            if settings[SETTING.wipeouts]:
+                wipeouts += int(wipeout(ibuf, fbuf, genes[i], moms[i], fit[i], before, p_wipe, rng))
         steps += 1
         if success or late or steps >= budget or time.monotonic() > deadline:
             break

@@ -2,7 +2,8 @@
 
 `memetic_evolution_gens` generations: each of `child_count` children mutates the best
 individual: gene += N(0,1)·2^(k−23)·span + momentum·(i mod 3), k a random integer in
-[0, 16) drawn once per child [R 3.1, 3.7.8], i the child's index in the pool after the P
+[0, 16) drawn once per child [R 3.1, 3.7.2, 3.7.8] (with `per_gene_mutation`, [R Table
+3.8]'s ablation, once per gene), i the child's index in the pool after the P
 parents; the momentum is the best's, mixed with weight 0.2 (even i) or 0 (odd i) with the
 second best's, and the child's momentum becomes mix(momentum, Δgene, 0.3); genes are
 clamped to the limits. The normal deviates are read consecutively from one random offset
@@ -24,7 +25,8 @@ from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.rng import next_u64, randint
-from bioik.solvers.evolutionary.bio2.model import full_score, goal_model, model_cost
+from bioik.solvers.evolutionary.bio2.model import (SQUARE_QUATERNION, full_score, goal_model, model_cost,
+                                                   square_quaternion_model)
 
 
 class Species(NamedTuple):
@@ -49,8 +51,9 @@ class ChildPool(NamedTuple):
     cf: np.ndarray
     #: Predicted link offsets (6·O, C).
     co: np.ndarray
-    #: Per child: mutation rate, weight of the second parent's momentum, momentum factor.
+    #: Mutation rate per gene and child (n, C; `draw_mutation_rates`).
     rate: np.ndarray
+    #: Per child: weight of the second parent's momentum, momentum factor.
     wsel: np.ndarray
     momf: np.ndarray
     #: Ranking of parents + children (P + C,).
@@ -82,9 +85,23 @@ def draw_rates(rng, rate):
 
 
 @njit(inline="always", **JIT)
+def draw_mutation_rates(rng, rate, per_gene):
+    """rate (n, C) ← one `draw_rates` rate per child, used for all its genes [R 3.7.2], or
+    with per_gene one per gene and child (the ablation of [R Table 3.8])."""
+    draw_rates(rng, rate[0])
+    for v in range(1, rate.shape[0]):
+        if per_gene:
+            draw_rates(rng, rate[v])
+        else:
+            for c in range(rate.shape[1]):
+                rate[v, c] = rate[0, c]
+
+
+@njit(inline="always", **JIT)
 def reproduce(sp, pool, ex, bounds, N, row0):
     """Children (columns of pool.cg, pool.co) of the species' best individual, with the
-    second's momentum mixed in: gene = best + N·rate·span + momentum·factor, clamped to the
+    second's momentum mixed in: gene = best + N·rate·span + momentum·factor (rate: the
+    gene's row of pool.rate), clamped to the
     limits (bounds[0:2]; span: the sampling box's width, bounds[3] − bounds[2]); offsets ←
     J0·Δ + Q0·Δ², Δ = gene − x0 (`offsets`). Child c reads the normal deviates
     N[row0 + v, c]. (A child's own momentum is computed only if it is selected:
@@ -110,7 +127,7 @@ def reproduce(sp, pool, ex, bounds, N, row0):
         r = row0 + v
         for c in range(C):
             m = ma * (1.0 - wsel[c]) + mb * wsel[c]
-            cg[v, c] = min(max(ga + N[r, c] * rate[c] * s + m * momf[c], lv), hv)
+            cg[v, c] = min(max(ga + N[r, c] * rate[v, c] * s + m * momf[c], lv), hv)
     # each gene's share (J0 + Q0·Δ)·Δ of every offset, added in gene order, three genes per
     # pass over the children (a pass costs more to enter than its 16 additions: −15 % a
     # generation); rotation rows, whose Q0 is 0, skip the curvature terms (one loop for
@@ -154,8 +171,17 @@ def score_pose_children(gi, models, co, cf):
         k = 6 * gi[g, OUT1]
         row = 1 if gi[g, SECONDARY] else 0
         m = goal_model(models, g)
-        for c in range(C):
-            cf[row, c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
+        if m[21] == SQUARE_QUATERNION:
+            add_children_costs(square_quaternion_model(m), co, k, cf[row])
+        else:
+            add_children_costs(m, co, k, cf[row])
+
+
+@njit(inline="always", **JIT)
+def add_children_costs(m, co, k, out):
+    """out[c] += the cost of `goal_model` m for child c's offsets co[k : k + 6, c]."""
+    for c in range(out.shape[0]):
+        out[c] += model_cost(m, co[k, c], co[k + 1, c], co[k + 2, c], co[k + 3, c], co[k + 4, c], co[k + 5, c])
 
 
 @njit(inline="always", **JIT)
@@ -290,10 +316,11 @@ def select(sp, pool, rng, has_secondary, mom_mix):
 
 
 @njit(**KERNEL)
-def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, pose_only, deadline):
+def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_secondary, pose_only, deadline):
     """`gens` generations of one species (`Species`, best first, updated in place) on the
     step's model `ex` (step 2 of the module doc); the pool's size sets child_count. Past
     the deadline (read every 4th generation) the species keeps the generations it has.
+    per_gene: a mutation rate per gene, not per child (`draw_mutation_rates`).
 
     Children are scored by `score_pose_children` when every goal is pose-type, else one by
     one by `full_score` (scratch gs). The normal deviates of a generation start at one
@@ -312,7 +339,7 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, p
         if (gen & 3) == 3 and now() > deadline:
             break
         row0 = randint(rng, rows - n + 1)
-        draw_rates(rng, pool.rate)
+        draw_mutation_rates(rng, pool.rate, per_gene)
         reproduce(sp, pool, ex, prob.bounds, N, row0)
         if pose_only:
             score_pose_children(prob.gi, ex.models, co, cf)
@@ -331,5 +358,5 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, has_secondary, p
 @njit(**JIT)
 def pool_scratch(P, C, n, L):
     """The `ChildPool` of `evolve` for P parents, C children, n genes and L offsets."""
-    return ChildPool(np.empty((n, C)), np.empty((n, C)), np.empty((2, C)), np.empty((L, C)), np.empty(C), np.empty(C),
+    return ChildPool(np.empty((n, C)), np.empty((n, C)), np.empty((2, C)), np.empty((L, C)), np.empty((n, C)), np.empty(C),
                      np.empty(C), np.empty(P + C, dtype=np.int64), np.empty((1, L)), np.empty((1, n)))

@@ -30,7 +30,8 @@ from bioik.solvers.core.clock import now
 from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_step,
                                        shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import uniform
-from bioik.solvers.evolutionary.bio2.model import goal_model, model_cost, offsets, score
+from bioik.solvers.evolutionary.bio2.model import (SQUARE_QUATERNION, goal_model, model_cost, offsets, score,
+                                                   square_quaternion_model)
 
 #: Memetic variants.
 NONE, QUADRATIC, LINEAR, LM = 0, 1, 2, 3
@@ -80,6 +81,17 @@ def single_offsets(xt, x0, J0, Q0):
     return o0, o1, o2, o3, o4, o5
 
 
+@njit(inline="always", **JIT)
+def lane_gradient(m, b0, b1, b2, b3, b4, b5, Jp, sign, fx, grad):
+    """grad[v] ← the forward difference of `goal_model` m's cost along gene v, for the
+    M lanes of `line_search_single`'s table Jp, from the offsets b0..b5 and cost fx."""
+    for v in range(Jp.shape[1]):  # moving gene v by sign moves the offsets by J0[:, v]·sign + Q0[:, v]·((Δ + sign)² − Δ²)
+        t = (2.0 * Jp[9, v] + sign) * sign
+        f = model_cost(m, b0 + Jp[0, v] * sign + Jp[6, v] * t, b1 + Jp[1, v] * sign + Jp[7, v] * t,
+                       b2 + Jp[2, v] * sign + Jp[8, v] * t, b3 + Jp[3, v] * sign, b4 + Jp[4, v] * sign, b5 + Jp[5, v] * sign)
+        grad[v] = (f - fx) / sign
+
+
 @njit(**KERNEL)
 def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant, deadline):
     """`line_search` for one primary pose-type goal on one link: the same draws and
@@ -110,11 +122,10 @@ def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant, deadline):
     for it in range(gens):
         if (it & 7) == 7 and now() > deadline:
             break
-        for v in range(M):  # moving gene v by sign moves the offsets by J0[:, v]·sign + Q0[:, v]·((Δ + sign)² − Δ²)
-            t = (2.0 * Jp[9, v] + sign) * sign
-            f = model_cost(m, b0 + Jp[0, v] * sign + Jp[6, v] * t, b1 + Jp[1, v] * sign + Jp[7, v] * t,
-                           b2 + Jp[2, v] * sign + Jp[8, v] * t, b3 + Jp[3, v] * sign, b4 + Jp[4, v] * sign, b5 + Jp[5, v] * sign)
-            grad[v] = (f - fx) / sign
+        if m[21] == SQUARE_QUATERNION:
+            lane_gradient(square_quaternion_model(m), b0, b1, b2, b3, b4, b5, Jp, sign, fx, grad)
+        else:
+            lane_gradient(m, b0, b1, b2, b3, b4, b5, Jp, sign, fx, grad)
         norm = 0.0
         for v in range(n):
             norm += abs(grad[v])

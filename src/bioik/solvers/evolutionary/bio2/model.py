@@ -4,7 +4,9 @@ candidates.
 Candidates (children in step 2, line-search points in step 3) are scored on the FK of
 step 1 extrapolated as the reference implementation does: positions by the Jacobian
 [R 3.7.10] plus, per revolute joint, the second-order pull towards its axis
-(`curvature`); rotation quaternions by the Jacobian, not normalised [R 3.8].
+(`curvature`); rotation quaternions by the Jacobian, not normalised [R 3.8]. The rotation
+term of the cost is the square quaternion distance, or for [R Table 3.14]'s ablation one of
+the two measures [R 3.8] compares it with (`rotation_distance`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,11 @@ def predicted_rotation(qw, qx, qy, qz, o3, o4, o5):
     return w * inv, x * inv, y * inv, z * inv
 
 #: Length of a pose-type goal's row of `goal_models`.
-MODEL = 21
+MODEL = 22
+
+#: The rotation distances of [R 3.8] (the `rotation_distance` parameter): min‖u ∓ t‖²,
+#: 1 − |û·t| (û = u/‖u‖), and the square of the angle between u and t.
+SQUARE_QUATERNION, NORM_DOT, SQUARE_ANGLE = 0, 1, 2
 
 
 class Expansion(NamedTuple):
@@ -77,13 +83,13 @@ class GoalScratch(NamedTuple):
 
 
 @njit(inline="always", **JIT)
-def goal_models(gi, gf, gw, frames0, models):
+def goal_models(gi, gf, gw, frames0, models, rotation):
     """models[g] ← the constants of pose-type goal g's cost on the extrapolated model, for
     the step's exact frames: its link's position minus the target, the weighted part
     weights (Wp, Wr), and r0 (4,), K (4, 3) with t* ⊗ u = r0 + K·ω for the rotation u =
     q + ½·(0, ω) ⊗ q extrapolated from the start rotation q by a rotation vector ω:
-    r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q. `model_cost` then needs no quaternion product
-    per candidate."""
+    r0 = t* ⊗ q, K·ω = ½ t* ⊗ (0, ω) ⊗ q; last, the kind of `rotation_distance`.
+    `model_cost` then needs no quaternion product per candidate."""
     for g in range(gi.shape[0]):
         kind = gi[g, KIND]
         if not (kind == POSE or kind == POSITION or kind == ORIENTATION):
@@ -108,6 +114,7 @@ def goal_models(gi, gf, gw, frames0, models):
             models[g, 12 + j] = 0.5 * kx
             models[g, 15 + j] = 0.5 * ky
             models[g, 18 + j] = 0.5 * kz
+        models[g, 21] = rotation
 
 
 @njit(inline="always", **JIT)
@@ -115,7 +122,32 @@ def goal_model(models, g):
     """Row g of `goal_models` as scalars, so that loops over candidates keep it in registers."""
     return (models[g, 0], models[g, 1], models[g, 2], models[g, 3], models[g, 4], models[g, 5], models[g, 6],
             models[g, 7], models[g, 8], models[g, 9], models[g, 10], models[g, 11], models[g, 12], models[g, 13],
-            models[g, 14], models[g, 15], models[g, 16], models[g, 17], models[g, 18], models[g, 19], models[g, 20])
+            models[g, 14], models[g, 15], models[g, 16], models[g, 17], models[g, 18], models[g, 19], models[g, 20],
+            models[g, 21])
+
+
+@njit(inline="always", **JIT)
+def square_quaternion_model(m):
+    """A `goal_model` m whose kind is SQUARE_QUATERNION, with the kind a constant: loops
+    over candidates that score it compile without `rotation_distance`'s other branches,
+    to SIMD code (with the kind read from the row, `line_search_single` took 3× as long)."""
+    return m[:21] + (SQUARE_QUATERNION,)
+
+
+@njit(inline="always", **JIT)
+def rotation_distance(s, v1, v2, v3, kind):
+    """Distance of a quaternion u from the unit target t, from (s, v) = t* ⊗ u [R 3.8]:
+    SQUARE_QUATERNION min‖u ∓ t‖² = (1 − |s|)² + ‖v‖² (u need not be a unit quaternion),
+    NORM_DOT 1 − |û·t| = 1 − |s|/‖u‖, SQUARE_ANGLE θ², θ = 2·atan2(‖v‖, |s|) the angle
+    between the rotations. All three are even in u (±u is the same rotation)."""
+    if kind == SQUARE_QUATERNION:
+        a = 1.0 - abs(s)
+        return a * a + v1 * v1 + v2 * v2 + v3 * v3
+    vv = v1 * v1 + v2 * v2 + v3 * v3
+    if kind == NORM_DOT:
+        return 1.0 - abs(s) / np.sqrt(s * s + vv)
+    angle = 2.0 * np.arctan2(np.sqrt(vv), abs(s))
+    return angle * angle
 
 
 @njit(inline="always", **JIT)
@@ -126,16 +158,16 @@ def model_cost(m, o0, o1, o2, o3, o4, o5):
     The rotation part is [R eq. 3.5]'s min‖u ∓ t‖² for the extrapolated quaternion u,
     which the reference implementation does not normalise (that would cost a square root
     per candidate, [R 3.8]): with (s, v) = t* ⊗ u (‖u‖² = s² + ‖v‖², t a unit
-    quaternion, u·t = s) it is (1 − |s|)² + ‖v‖², which does not cancel near the target.
-    Branch-free, so that loops over candidates compile to SIMD code."""
-    ex, ey, ez, wp, wr, r0, r1, r2, r3, k00, k01, k02, k10, k11, k12, k20, k21, k22, k30, k31, k32 = m
+    quaternion, u·t = s) it is (1 − |s|)² + ‖v‖², which does not cancel near the target;
+    or the row's other `rotation_distance`. Loops over candidates call it with
+    `square_quaternion_model` where they can, so that the default compiles branch-free."""
+    ex, ey, ez, wp, wr, r0, r1, r2, r3, k00, k01, k02, k10, k11, k12, k20, k21, k22, k30, k31, k32, kind = m
     ex, ey, ez = ex + o0, ey + o1, ez + o2
     s = r0 + k00 * o3 + k01 * o4 + k02 * o5
     v1 = r1 + k10 * o3 + k11 * o4 + k12 * o5
     v2 = r2 + k20 * o3 + k21 * o4 + k22 * o5
     v3 = r3 + k30 * o3 + k31 * o4 + k32 * o5
-    a = 1.0 - abs(s)
-    return wp * (ex * ex + ey * ey + ez * ez) + wr * (a * a + v1 * v1 + v2 * v2 + v3 * v3)
+    return wp * (ex * ex + ey * ey + ez * ez) + wr * rotation_distance(s, v1, v2, v3, kind)
 
 
 @njit(inline="always", **JIT)

@@ -14,6 +14,20 @@ momentum zero) if it did not improve during the step — for `bio2_lm`: did not 
 with probability 0.1 [R 3.7.5].
 The best solution ever seen is kept separately, so a wipeout never loses it.
 
+Ablation switches, to measure what each component is worth ([R Tables 3.8–3.14]; 1 on,
+0 off; the defaults are the full algorithm):
+  * `per_gene_mutation` (0) — 1 draws the mutation size per gene instead of once per
+    child (`bio2.evolution`) [R 3.7.2, Table 3.8];
+  * `wipeouts` (1) — 0 never wipes a species out (step 4 above) [R 3.7.5, Table 3.10];
+  * `random_init` (0) — 1 starts every individual at its own random configuration
+    instead of at the seed [R 3.7.6, Table 3.11];
+  * `rotation_distance` (0) — the rotation term of the fitness on the model (evolution
+    and line searches; the acceptance test is unchanged): 0 square quaternion distance,
+    1 norm and dot product, 2 square angle (`bio2.model.rotation_distance`) [R 3.8,
+    Table 3.14];
+  * no particle swarm [R 3.7.8, Table 3.12] needs no switch: `momentum_mix` 0 keeps
+    every momentum at zero, so children are the mutation alone.
+
 Islands [R 3.7.4]: with `threads` > 1 each island runs on a thread of its own, the GIL
 released (`bio2_threads_search`, `bioik.solvers.core.islands`); they share nothing but a
 stop flag, which the first island to pass the acceptance test raises to end the others
@@ -77,6 +91,11 @@ DEFAULTS = {
     "memetic_step": 1e-7,  # the reference implementation's differentiation step
     "lm_damping": 0.1,
     "lm_stall_ratio": 0.7,
+    # the ablation switches of the module doc
+    "per_gene_mutation": 0,
+    "wipeouts": 1,
+    "random_init": 0,
+    "rotation_distance": 0,
 }
 
 #: `bio2_lm`'s defaults (tuned on the FK/IK test, see the README): its LM memetics run
@@ -180,6 +199,29 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
 
 
 @njit(**JIT)
+def initial_genes(q, I, S, P, first, lm, random_init, rng, slo, shi):
+    """The first population (I, S, P, n): every individual at the seed q [R 3.7.6]; with LM
+    memetics only the first species of island 0 (the others would repeat its LM attempt),
+    every other species at one random configuration; with random_init every individual at
+    one of its own ([R Table 3.11]'s ablation)."""
+    n = q.shape[0]
+    genes = np.empty((I, S, P, n))
+    x0 = np.empty(n)
+    for i in range(I):
+        for s in range(S):
+            if lm and (first + i > 0 or s > 0):
+                random_configuration(rng, slo, shi, x0)
+            else:
+                x0[:] = q
+            for k in range(P):
+                if random_init:
+                    random_configuration(rng, slo, shi, genes[i, s, k])
+                else:
+                    genes[i, s, k] = x0
+    return genes
+
+
+@njit(**JIT)
 def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, stop):
     """Islands first … first+count−1 of a BioIK 2 search, stepped in turn (`bio2_search`'s
     arguments); returns (success, the best configuration's cost), q ← that configuration.
@@ -210,17 +252,7 @@ def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, st
         rng[0] = np.uint64(int(run[SEED])) + (np.uint64(first) << np.uint64(32))
     x0 = np.empty(n)
     _, _, R = goal_flags(gi)
-    # population: every individual starts at the seed [R 3.7.6]; with LM memetics only the
-    # first species (the others would repeat its LM attempt) and the rest at random
-    genes = np.empty((I, S, P, n))
-    for i in range(I):
-        for s in range(S):
-            if variant == LM and (first + i > 0 or s > 0):
-                random_configuration(rng, slo, shi, x0)
-            else:
-                x0[:] = q
-            for k in range(P):
-                genes[i, s, k] = x0
+    genes = initial_genes(q, I, S, P, first, variant == LM, settings[SETTING.random_init] != 0.0, rng, slo, shi)
     population = Population(genes, np.zeros((I, S, P, n)), np.full((I, S, P), np.inf), q.copy(), np.empty(S))
     m = max(R, n)
     lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
@@ -251,6 +283,8 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
     I, S = work.population.genes.shape[0], int(settings[SETTING.species_count])
     evo_gens, opt_gens = int(settings[SETTING.memetic_evolution_gens]), int(settings[SETTING.memetic_opt_gens])
     p_wipe, mom_mix, h = settings[SETTING.wipeout_probability], settings[SETTING.momentum_mix], settings[SETTING.memetic_step]
+    per_gene, wipe_on = settings[SETTING.per_gene_mutation] != 0.0, settings[SETTING.wipeouts] != 0.0
+    rotation = settings[SETTING.rotation_distance]
     lam_k, lm_stall = settings[SETTING.lm_damping], settings[SETTING.lm_stall_ratio]
     variant = int(settings[SETTING.variant])
     G = gi.shape[0]
@@ -296,7 +330,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                         break
                     for v in range(n):  # frames0 and J0 hold the exact FK at x0 again
                         genes[i, s, 0, v] = x0[v]
-                goal_models(gi, gf, gw, frames0, ex.models)
+                goal_models(gi, gf, gw, frames0, ex.models, rotation)
                 curvature(J0, Q0)
                 sp = Species(genes[i, s], moms[i, s], fit[i, s], work.poff)
                 for k in range(P):
@@ -310,7 +344,8 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                 if variant != LM:
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
-                evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, has_secondary, pose_only, deadline)
+                evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, per_gene, has_secondary, pose_only,
+                       deadline)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
@@ -332,14 +367,14 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                 break
             # 4. wipe out every species but the best if stuck, or at random [R 3.7.5]; LM
             # memetics improve a species a little at every step, so there "stuck" means
-            # not below lm_stall_ratio × the cost at the step's start
+            # not below lm_stall_ratio × the cost at the step's start (never with wipeouts 0)
             sb = 0
             for s in range(1, S):
                 if fit[i, s, 0] < fit[i, sb, 0]:
                     sb = s
             ratio = lm_stall if variant == LM else 1.0
             for s in range(S):
-                if s != sb and (not fit[i, s, 0] < ratio * before[s] or uniform(rng) < p_wipe):
+                if wipe_on and s != sb and (not fit[i, s, 0] < ratio * before[s] or uniform(rng) < p_wipe):
                     random_configuration(rng, slo, shi, x)
                     for k in range(P):
                         for v in range(n):
