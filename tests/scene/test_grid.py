@@ -76,6 +76,28 @@ def test_lattice_aligned_box_gets_correct_signs_despite_columns_through_its_edge
     _check_bound(mesh, g, np.random.default_rng(1), n=800)
 
 
+def test_outside_the_node_box_the_grid_never_overstates_and_is_exact_straight_off_a_face():
+    mesh = _hollow()
+    g = build_grid(mesh, 0.02)
+    h = g.spacing
+    lo, hi = g.origin, g.origin + (np.array(g.values.shape) - 1) * h
+    rng = np.random.default_rng(7)
+    p = rng.uniform(lo - 0.3, hi + 0.3, (3000, 3))
+    p = p[((p < lo) | (p > hi)).any(axis=1)]
+    d, _ = g.distance(p)
+    ref = _exact_distance(mesh, p)
+    # a lower bound up to the interpolant's error at the clamped point (beside the rim of
+    # the top face the old extension d(q) + |p − q| overstated by several cells)
+    assert (d - ref).max() <= SQRT3 / 2 * h
+    assert (d - ref).min() < -h  # (it does understate where the mesh lies back from the box)
+    # straight above the flat top, away from the opening: exact up to the padding's excess
+    # over GRID_PADDING cells (under ½ cell: the box is centred on the mesh)
+    above = np.column_stack([rng.uniform(-0.2, -0.05, 50), rng.uniform(-0.1, 0.1, 50), hi[2] + rng.uniform(0.01, 0.3, 50)])
+    d, grad = g.distance(above)
+    assert (d <= above[:, 2] - 0.3 + 1e-9).all() and (d >= above[:, 2] - 0.3 - h / 2).all()
+    assert np.allclose(grad[:, :2], 0.0, atol=1e-9) and (grad[:, 2] > 0.85).all()
+
+
 def test_default_resolution_rule_and_memory():
     mesh = trimesh.creation.box(extents=(1.0, 0.5, 0.2))
     assert default_resolution(mesh) == pytest.approx(1.0 / grid.DEFAULT_CELLS)

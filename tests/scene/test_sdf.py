@@ -103,18 +103,26 @@ def test_a_nan_point_gives_a_nan_distance_not_a_read_off_the_grid():
         assert np.isnan(f(np.array([p]))[0, 0])
 
 
-def test_grid_outside_its_box_adds_the_distance_to_the_box_continuously():
+def test_grid_outside_its_box_is_continuous_differentiable_and_at_least_the_distance_to_the_box():
     h, origin = 0.1, np.zeros(3)
-    values = np.full((3, 3, 3), 0.5)
+    rng = np.random.default_rng(5)
+    values = 0.5 + 0.05 * rng.standard_normal((4, 4, 4))
     f = _grid(values, origin, h)
-    assert f([[0.2 + 0.3, 0.1, 0.1]])[0, 0] == pytest.approx(0.8)
-    assert np.allclose(f([[0.5, 0.1, 0.1]])[0, 1:], (1, 0, 0))
-    corner = f([[-0.3, -0.4, 0.1]])[0]
-    assert corner[0] == pytest.approx(1.0)
-    assert np.allclose(corner[1:], (-0.6, -0.8, 0.0))
+    box_hi = 0.3
     # continuous across a face
-    inside, outside = f([[0.2 - 1e-9, 0.1, 0.1], [0.2 + 1e-9, 0.1, 0.1]])[:, 0]
+    inside, outside = f([[box_hi - 1e-9, 0.1, 0.2], [box_hi + 1e-9, 0.1, 0.2]])[:, 0]
     assert abs(inside - outside) < 1e-8
+    # beyond faces, edges and corners: the derivative is the value's, and the value is at
+    # least the distance to the node box (what scene culling relies on)
+    p = rng.uniform(-0.5, 0.8, (300, 3))
+    out = (p < 0).any(axis=1) | (p > box_hi).any(axis=1)
+    p = p[out]
+    got = f(p)
+    to_box = np.linalg.norm(p - np.clip(p, 0.0, box_hi), axis=1)
+    assert (got[:, 0] >= to_box).all()
+    eps = 1e-7
+    fd = np.stack([(f(p + eps * e)[:, 0] - f(p - eps * e)[:, 0]) / (2 * eps) for e in np.eye(3)], axis=1)
+    assert np.allclose(got[:, 1:], fd, atol=1e-5)
 
 
 def _scene():

@@ -5,7 +5,7 @@ and interpolated trilinearly at run time (`sdf.grid_sdf`).
 
 Resolution rule: spacing h = (largest extent of the mesh's bounding box) / 120 unless
 `resolution` (metres) is given; the node box is the mesh's bounds padded by 4 cells on
-every side. So the largest padded extent spans 128 cells (129 nodes): a 1 m object gets
+every side (4 to 4.5: the box is centred on the mesh). So the largest padded extent spans 128 cells (129 nodes): a 1 m object gets
 h ≈ 8.3 mm and at most 129³ nodes = 17 MB of float64 (the 64 MB budget holds for any
 shape). An explicit resolution is refused when the grid would exceed 2²⁷ nodes (1 GB).
 
@@ -41,7 +41,8 @@ Error bound: for a 1-Lipschitz field, trilinear interpolation errs by at most (�
 (the weights' mean distance to the corners, Σwᵢ|vᵢ − p| ≤ √(Σwᵢ|vᵢ − p|²) ≤ √3/2·h) plus
 the node error. So |grid − true| ≤ (√3/2)·h where all 8 corners lie in the band (points
 within 2h − √3·h ≈ 0.27h of the surface… and in practice well beyond), and ≤ (3√3/2)·h
-anywhere inside the node box.
+anywhere inside the node box. Outside the box the lookup extends the field by a lower
+bound of the distance that the padding proves (`sdf.grid_sdf`).
 
 Cache: grids are stored as `.npz` under `$BIOIK_CACHE_DIR/sdf`, else
 `$XDG_CACHE_HOME/bioik/sdf`, else `~/.cache/bioik/sdf`, named by a SHA-256 of (format
@@ -64,17 +65,18 @@ from numba import njit
 from bioik import _cache_dir
 from bioik.kinematics.frames import JIT
 from bioik.scene.errors import SceneError
-from bioik.scene.sdf import grid_sdf
+from bioik.scene.sdf import GRID_PADDING, grid_sdf
 from bioik.scene.shapes import Solid, Surface
 
 if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
     import trimesh
 
 #: Bump when the build or the file layout changes: old cache files stop matching.
-FORMAT_VERSION = 3
-#: Default cells across the mesh's largest extent, and padding cells on every side.
+FORMAT_VERSION = 4
+#: Default cells across the mesh's largest extent, and padding cells on every side (the
+#: lookup outside the node box relies on the padding: `sdf.grid_sdf`).
 DEFAULT_CELLS = 120
-PADDING = 4
+PADDING = GRID_PADDING
 #: Half-width of the exact band, in cells.
 BAND = 2.0
 #: Largest grid an explicit resolution may ask for.
@@ -176,9 +178,10 @@ def _store(path: Path, key: str, grid: SDFGrid) -> None:
         spacing=np.array(grid.spacing), signed=np.array(grid.signed)))
 
 
-def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True, padding: int = PADDING) -> SDFGrid:
+def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True) -> SDFGrid:
     """Sample the (signed if `signed`) distance to the mesh on nodes `spacing` apart over
-    its bounds padded by `padding` cells (see the module docstring for how)."""
+    its bounds padded by PADDING cells (see the module docstring for how)."""
+    padding = PADDING
     h = float(spacing)
     V = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
     F = np.ascontiguousarray(mesh.faces, dtype=np.int64)
@@ -189,7 +192,8 @@ def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True, pa
             f"a grid of spacing {h} m over a mesh of extents {np.round(hi - lo, 4).tolist()} would need "
             f"{' × '.join(map(str, dims))} nodes (> {MAX_NODES}); use a coarser resolution"
         )
-    origin = lo - padding * h
+    # centred: each side's padding is between `padding` and `padding` + ½ cells
+    origin = (lo + hi) / 2 - (dims - 1) * h / 2
     nx, ny, nz = (int(n) for n in dims)
     # every step works in place on these two arrays (see the module docstring)
     values = np.full((nx, ny, nz), np.inf)  # squared distances until the square root
