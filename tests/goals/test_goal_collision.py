@@ -223,31 +223,3 @@ def test_lower_grids_charges_a_mesh_by_its_grid_less_the_error_bound(ur5):
         assert r1[0] >= r0[0] and r1[1] == r0[1]
         grew += r1[0] > r0[0]
     assert grew > 0
-
-
-def test_skipped_queries_leave_the_residual_as_its_definition_near_a_mesh_solid():
-    """The kernel skips the queries of spheres it proves clear (link bounds, the field's
-    Lipschitz bound): near a grid obstacle, where skipping is frequent, the scene row still
-    equals its definition over every sphere."""
-    from bioik import scenes
-    from bioik.scene import Cylinder, difference
-
-    robot = bioik.load_robot("elise_ur10")
-    scene = Scene()
-    tank = difference(Cylinder(0.16, 0.32), Cylinder(0.15, 0.30), (Cylinder(0.0175, 0.04), pose(0.0, 0.0, 0.155)))
-    scene.add("tank", tank, pose(0.65, 0.0, -0.69))
-    scene.add_box("post", (0.05, 0.05, 0.5), pose(0.3, 0.4, -0.5))
-    model = sphere_model(robot, links=scenes.ENDOSCOPE_COVER)
-    goal = CollisionAvoidanceGoal(scene, spheres=model, self_collision=False)
-    problem = Problem(robot, [goal])
-    witnesses = scenes.load("HydrogenTankSmall").targets().witnesses[:20]
-    rng = np.random.default_rng(4)
-    hits = 0
-    for q in np.concatenate([witnesses, witnesses + 0.03 * rng.standard_normal(witnesses.shape)]):
-        q = np.clip(q, robot.lower, robot.upper)
-        c = model.world(np.array([robot.link_pose(q, link) for link in model.links]))
-        d, _ = scene.distance(c)
-        want = np.sqrt(np.sum(np.maximum(0.0, model.radii - d) ** 2)) / goal.epsilon
-        np.testing.assert_allclose(residual(problem, q)[0], want, rtol=1e-12, atol=1e-12)
-        hits += want > 0
-    assert 5 <= hits < 40

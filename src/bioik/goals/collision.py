@@ -23,15 +23,6 @@ geometry is apart), pen = max(0, m + ρ_i + ρ_j − slack_ij − ‖c_i − c_j
 tolerance·ε (1 µm by default) — the fast test inside the solvers; `bioik.solve` with a
 scene then checks the answer exactly (`bioik.collision.CollisionChecker`).
 
-Speed: most spheres are far from every obstacle or deep in free space, and their
-queries are skipped where that is provable, so the cost and its gradient come out bit for
-bit as if every sphere were queried. A link's spheres lie in its bounding sphere; an
-obstacle whose own bounding sphere is apart from it is left out of their queries, and
-when that is every obstacle, so are the spheres. The scene's field changes by at most
-its Lipschitz bound L per metre (1 for primitives, about √3 for grids; `Scene.pack`), so
-a query at c that returns d (looking LOOKAHEAD beyond the sphere's reach) proves the next
-spheres of the link clear while d − L·|c' − c| ≥ their reach.
-
 Derivatives: a sphere centre c = p + R·c_l moves with its link as ∂c/∂p = I,
 ∂c/∂ω = −[c − p]×, and ∂pen/∂c = −n (n the distance gradient at c, or the unit vector
 from the other sphere), so ∂pen/∂q = −nᵀ·J_v + (n × (c − p))ᵀ·J_ω.
@@ -51,11 +42,10 @@ from bioik.collision.spheres import SphereModel
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
-from bioik.goals.spheres import (SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot, sphere_centre,
-                                 sphere_rows)
+from bioik.goals.spheres import (SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
+                                 scene_depth, sphere_centre, sphere_rows)
 from bioik.kinematics.frames import JIT
 from bioik.scene.scene import Scene
-from bioik.scene.sdf import H_LIPSCHITZ, out_of_reach, scene_distance
 
 COLLISION = 13
 
@@ -66,11 +56,6 @@ COLLISION = 13
 #: a, bound b, first pair, pair count), (S + L) × 3 world centres (scratch the kernel
 #: fills: each solve owns its problem copy), then the packed scene.
 HEAD, PAIR_ROW, GROUP_ROW = 6, 3, 4
-#: How far beyond a sphere's reach its scene query still returns the true distance (m):
-#: the next spheres of its link are skipped while that distance proves them clear.
-LOOKAHEAD = 0.05
-#: Rounding guard of the skip tests (m).
-REACH_EPS = 1e-9
 
 
 @njit(inline="always", **JIT)
@@ -105,40 +90,14 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
     pairs = bounds + SPHERE_ROW * L
     groups = pairs + PAIR_ROW * P
     scene = aux[b + scene_at :] if scene_at >= 0 else aux[b:b]
-    lip = scene[H_LIPSCHITZ] if scene_at >= 0 else 1.0
     C = 0.0
-    slot, far, clear = -1.0, np.int64(0), False
-    seen, ax, ay, az, ad, amask = False, 0.0, 0.0, 0.0, 0.0, np.int64(0)
     for s in range(S):
         i = rows + SPHERE_ROW * s
         o, ux, uy, uz, cx, cy, cz = sphere_centre(gi, g, frames, aux, i)
         w = world + 3 * s
         aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
-        if scene_at < 0:
-            continue
-        # skipping a sphere that provably does not penetrate leaves C and Jr bit for bit
-        # as they were (it would add 0): see "Speed" in the module docstring
-        if aux[i] != slot:  # spheres come grouped by link: the obstacles out of this link's reach
-            slot = aux[i]
-            k = bounds + SPHERE_ROW * int(slot)
-            _, _, _, _, bx, by, bz = sphere_centre(gi, g, frames, aux, k)
-            far, clear = out_of_reach(scene, bx, by, bz, margin + aux[k + 4] + REACH_EPS)
-            seen = False
-        if clear:
-            continue
-        reach = margin + aux[i + 4]
-        mask = np.int64(aux[i + 5]) | far
-        if seen and mask == amask:
-            dx, dy, dz = cx - ax, cy - ay, cz - az
-            if ad - lip * np.sqrt(dx * dx + dy * dy + dz * dz) >= reach + REACH_EPS:
-                continue
-        d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach + LOOKAHEAD, mask)
-        pen = reach - d
-        if pen > 0.0:
-            if with_jac:
-                add_row(J, o, pen, nx, ny, nz, ux, uy, uz, Jr, 0)
-            C += pen * pen
-        seen, ax, ay, az, ad, amask = True, cx, cy, cz, d, mask
+        if scene_at >= 0:
+            C += scene_depth(scene, aux, i, margin + aux[i + 4], J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
     finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
     if G:

@@ -56,7 +56,6 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,20 +93,6 @@ class SDFGrid:
     origin: np.ndarray
     spacing: float
     signed: bool
-
-    @cached_property
-    def lipschitz(self) -> float:
-        """A bound on how fast the interpolated field (`sdf.grid_sdf`, inside and outside
-        the node box) changes per metre: the trilinear interpolant's derivative along an
-        axis is a blend of node differences along it, so |∇| ≤ √Σ s_a² with s_a the
-        largest |difference|/h between neighbours along axis a; outside the box the
-        clamped axes change by at most PADDING·h / (smallest value on the box's faces),
-        and at least 1. About √3 for a distance field; 1 for the exact primitives."""
-        v, h = self.values, self.spacing
-        faces = min(float(np.min(f)) for f in (v[0], v[-1], v[:, 0], v[:, -1], v[:, :, 0], v[:, :, -1]))
-        outside = max(1.0, GRID_PADDING * h / faces) if faces > 0.0 else math.inf
-        slopes = [max(float(np.max(np.abs(np.diff(v, axis=a)))) / h, outside) for a in range(3)]
-        return math.sqrt(sum(x * x for x in slopes))
 
     def bounding_sphere(self) -> tuple[np.ndarray, float]:
         """Centre and radius of the sphere around the whole node box (local frame)."""

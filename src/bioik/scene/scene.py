@@ -349,7 +349,6 @@ class Scene:
         blob[sdf.H_LAYOUT] = self._layout_version
         blob[sdf.H_LENGTH] = length
         blob[sdf.H_GRID_SLACK] = slack
-        blob[sdf.H_LIPSCHITZ] = max([1.0, *(g.lipschitz for g in grids.values() if g is not None)])
         for k, (name, obstacle) in enumerate(self._obstacles.items()):
             rec = sdf.HEADER + k * sdf.REC
             g = grids[name]

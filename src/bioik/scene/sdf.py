@@ -12,12 +12,9 @@ The packed blob (`Scene.pack()`): ONE float64 1-D array; every offset in it is r
 to its first element, so it may be copied into a bigger buffer and handed over as a
 contiguous slice.
 
-    header (HEADER = 8):   count, REC, FORMAT, layout_version, total length, grid slack,
-                           Lipschitz bound, 0
+    header (HEADER = 8):   count, REC, FORMAT, layout_version, total length, grid slack, 0, 0
                            (grid slack: the grids' values are lowered by it × their h,
-                           `Scene.pack(lowered=True)`; 0 for the plain interpolant.
-                           Lipschitz bound: no obstacle's field changes faster than it
-                           per metre, 1 for the primitives, `SDFGrid.lipschitz` for grids)
+                           `Scene.pack(lowered=True)`; 0 for the plain interpolant)
     records (count × REC), record k at HEADER + k·REC (k = the obstacle's insertion index):
         0        kind: BOX, SPHERE, CYLINDER, CAPSULE or GRID
         1..12    world→local transform, 3×4 row-major [R | t]: local = R·world + t
@@ -51,7 +48,7 @@ HEADER = 8
 REC = 32
 FORMAT = 1
 #: Header slots.
-H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH, H_GRID_SLACK, H_LIPSCHITZ = range(7)
+H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH, H_GRID_SLACK = range(6)
 #: Record slots.
 R_KIND, R_XFORM, R_CENTRE, R_RADIUS, R_PARAMS = 0, 1, 13, 16, 17
 R_GRID_OFFSET, R_GRID_DIMS, R_GRID_ORIGIN, R_GRID_H, R_GRID_INV_H = 21, 22, 25, 28, 29
@@ -259,24 +256,6 @@ def scene_distance(data, x, y, z, cutoff, mask):
         if d < best:
             best, bx, by, bz = d, gx, gy, gz
     return best, bx, by, bz
-
-
-@njit(inline="always", **JIT)
-def out_of_reach(data, x, y, z, radius):
-    """The obstacles (k < MASK_BITS) that no point within `radius` of (x, y, z) comes
-    nearer to than 0, as mask bits: their bounding spheres are apart from that ball (the
-    field is ≥ |p − c| − bound radius). And whether that is every obstacle."""
-    mask = np.int64(0)
-    n = int(data[H_COUNT])
-    for k in range(min(n, MASK_BITS)):
-        rec = HEADER + k * REC
-        cx = x - data[rec + R_CENTRE]
-        cy = y - data[rec + R_CENTRE + 1]
-        cz = z - data[rec + R_CENTRE + 2]
-        apart = radius + data[rec + R_RADIUS]
-        if cx * cx + cy * cy + cz * cz >= apart * apart:
-            mask |= np.int64(1) << k
-    return mask, n <= MASK_BITS and mask == (np.int64(1) << n) - 1
 
 
 @njit(**JIT)
