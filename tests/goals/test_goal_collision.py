@@ -223,3 +223,38 @@ def test_lower_grids_charges_a_mesh_by_its_grid_less_the_error_bound(ur5):
         assert r1[0] >= r0[0] and r1[1] == r0[1]
         grew += r1[0] > r0[0]
     assert grew > 0
+
+
+def test_both_rows_are_their_definitions_for_a_thin_cover_near_a_mesh_solid():
+    """elise_ur10 with the endoscope's thin cover near a boolean solid (an SDF grid, read
+    inside and outside its node box) and in random poses: the scene row and the self row
+    equal their definitions over every sphere and pair (the link-pair culling drops none
+    that overlaps)."""
+    from bioik import scenes
+    from bioik.scene import Cylinder, difference
+
+    robot = bioik.load_robot("elise_ur10")
+    scene = Scene()
+    tank = difference(Cylinder(0.16, 0.32), Cylinder(0.15, 0.30), (Cylinder(0.0175, 0.04), pose(0.0, 0.0, 0.155)))
+    scene.add("tank", tank, pose(0.65, 0.0, -0.69))
+    scene.add_box("post", (0.05, 0.05, 0.5), pose(0.3, 0.4, -0.5))
+    model = sphere_model(robot, links=scenes.ENDOSCOPE_COVER)
+    goal = CollisionAvoidanceGoal(scene, spheres=model)
+    problem = Problem(robot, [goal])
+    pairs = sphere_pairs(robot, model, allowed_collisions(robot))
+    witnesses = scenes.load("HydrogenTankSmall").targets().witnesses[:20]
+    rng = np.random.default_rng(4)
+    hits, own_hits = 0, 0
+    for q in np.concatenate([witnesses, witnesses + 0.03 * rng.standard_normal(witnesses.shape),
+                             robot.random_configuration(rng, 20)]):
+        q = np.clip(q, robot.lower, robot.upper)
+        c = model.world(np.array([robot.link_pose(q, link) for link in model.links]))
+        d, _ = scene.distance(c)
+        env = np.sqrt(np.sum(np.maximum(0.0, model.radii - d) ** 2)) / goal.epsilon
+        i, j = pairs.index.T
+        gap = model.radii[i] + model.radii[j] - pairs.slack - np.linalg.norm(c[i] - c[j], axis=1)
+        own = np.sqrt(np.sum(np.maximum(0.0, gap) ** 2)) / goal.epsilon
+        np.testing.assert_allclose(residual(problem, q), [env, own], rtol=1e-12, atol=1e-12)
+        hits += env > 0
+        own_hits += own > 0
+    assert 5 <= hits < 60 and own_hits >= 3
