@@ -170,10 +170,13 @@ def test_moveit_kinematics_yaml_per_group(tmp_path):
     with pytest.warns(bioik.moveit_config.KinematicsConfigWarning) as seen:
         config = KinematicsConfig.from_file(path, group="panda_arm")
     ignored = sorted(re.search(r"key '(\w+)'", str(w.message)).group(1) for w in seen)
-    assert ignored == ["kinematics_solver_attempts", "kinematics_solver_search_resolution"]
+    # the plugin reads population_size, elite_count and no_wipeout for its bio1 alone
+    assert ignored == ["elite_count", "kinematics_solver_attempts", "kinematics_solver_search_resolution", "no_wipeout",
+                       "population_size"]
+    assert all("bio1 only" in str(w.message) for w in seen if "_count" in str(w.message) or "wipeout" in str(w.message))
     assert (config.solver, config.timeout, config.position_tolerance, config.rotation_tolerance, config.random_seed) == (
         "bio2_memetic", 0.005, 1e-4, 1e-3, 5)
-    assert config.parameters == {"population_size": 4, "elite_count": 2, "threads": 1, "wipeout_probability": 0.0}
+    assert config.parameters == {"threads": 1}
     hand = KinematicsConfig.from_file(path, group="hand")
     assert (hand.solver, hand.timeout) == ("kdl", 0.01)
     with pytest.raises(ValueError, match=r"several groups \(panda_arm, hand\); choose one with group="):
@@ -185,11 +188,11 @@ def test_moveit_kinematics_yaml_per_group(tmp_path):
 def test_moveit_flat_entry_and_bioik_keys(tmp_path):
     path = tmp_path / "kinematics.yaml"
     path.write_text("kinematics_solver: bio_ik/BioIKKinematicsPlugin\nkinematics_solver_timeout: 0.02\n"
-                    "mode: bio1\npopulation_size: 10\nelite_count: 3\ndtwist: 0.0002\nposition_only_ik: true\n"
+                    "mode: bio1\npopulation_size: 10\nelite_count: 3\nno_wipeout: true\ndtwist: 0.0002\nposition_only_ik: true\n"
                     "center_joints_weight: 0.5\n")
     config = KinematicsConfig.from_file(path)
     assert (config.solver, config.timeout, config.position_tolerance, config.rotation_tolerance) == ("bio1", 0.02, 2e-4, 2e-4)
-    assert config.parameters == {"population": 10, "elites": 3} and config.position_only and config.center_joints_weight == 0.5
+    assert config.parameters == {"population": 10, "elites": 3, "wipes": 0.0} and config.position_only and config.center_joints_weight == 0.5
     only_plugin = KinematicsConfig.from_dict({"kinematics_solver": "bio_ik/BioIKKinematicsPlugin"})
     assert only_plugin.solver == "bio2_memetic"  # BioIK's default mode
 
@@ -200,7 +203,7 @@ def test_moveit_flat_entry_and_bioik_keys(tmp_path):
         ({"kinematics_solver": "bio_ik/BioIKKinematicsPlugin", "mode": "gd_8"}, "key 'mode': 'gd_8' is not a bioik solver"),
         ({"kinematics_solver": "my_plugin/Fancy"}, "key 'kinematics_solver': 'my_plugin/Fancy' is not a plugin"),
         ({"kinematics_solver_timeout": 0.01, "populaton_size": 4}, "unknown key 'populaton_size'; known keys: .*population_size"),
-        ({"mode": "bio2", "population_size": 0}, r"population_size' must be an integer in \[1, 1000\]; got 0"),
+        ({"mode": "bio1", "population_size": 0}, r"parameters.population' must be an integer in \[2, 1000\]; got 0"),
         ({"mode": "bio2", "no_wipeout": "yes"}, "key 'no_wipeout' must be true or false"),
         ({"arm": {"mode": "lm"}, "typo": 1}, "unknown key 'typo'; expected group entries"),
     ],

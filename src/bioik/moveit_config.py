@@ -13,12 +13,14 @@ file may also be one flat entry. An entry mixes three kinds of keys:
   `dpos` / `drot` (position / rotation tolerances), `dtwist` (BioIK's tolerance when
   those are not given: both tolerances), `position_only_ik`, `rotation_scale`,
   `center_joints_weight` / `minimal_displacement_weight` / `avoid_joint_limits_weight`
-  (secondary goals added to each query), and the solver parameters `threads`,
-  `population_size`, `elite_count`, `no_wipeout` (for the solvers that have them: bio1
-  calls the population `population` and the elites `elites`; `no_wipeout` is bio2's
-  `wipeout_probability: 0`). `counter` (BioIK's debug counter), `linear_fitness` (a
-  fitness variant bioik's bio1 does not have), and a solver parameter the chosen solver
-  lacks are read with a warning.
+  (secondary goals added to each query), and the solver parameters `threads` (bio2's
+  islands) and `population_size`, `elite_count`, `no_wipeout`. The plugin reads the last
+  three for its original algorithm alone (its `bio1`, ik_evolution_1; its bio2 modes keep
+  two individuals and 16 children per island whatever they say), so they go to bioik's
+  bio1 as `population`, `elites` and `wipes: 0` and, as in the plugin, mean nothing to the
+  other solvers. `counter` (BioIK's debug counter), `linear_fitness` (a fitness variant
+  bioik's bio1 does not have), and a solver parameter the chosen solver lacks are read
+  with a warning.
 * bioik's own (`solver`, `timeout`, `parameters` …, see `KinematicsConfig`).
 
 Any other key is an error that names it.
@@ -61,10 +63,12 @@ IGNORED = {
 #: BioIK's solver parameters → {bioik solver: (parameter, value map)}.
 SOLVER_KEYS = {
     "threads": {"bio2*": "threads"},
-    "population_size": {"bio1": "population", "bio2*": "population_size"},
-    "elite_count": {"bio1": "elites", "bio2*": "elite_count"},
-    "no_wipeout": {"bio2*": "wipeout_probability"},
+    "population_size": {"bio1": "population"},
+    "elite_count": {"bio1": "elites"},
+    "no_wipeout": {"bio1": "wipes"},
 }
+#: The solver parameters BioIK's plugin reads for its original algorithm (ik_evolution_1) alone.
+PLUGIN_BIO1_ONLY = ("population_size", "elite_count", "no_wipeout")
 
 #: Keys that go to a KinematicsConfig field under another name.
 RENAMED = {"kinematics_solver_timeout": "timeout", "dpos": "position_tolerance", "drot": "rotation_tolerance",
@@ -139,12 +143,14 @@ def _solver_keys(entry: Mapping[str, Any], out: dict[str, Any], source: str) -> 
         if key not in entry:
             continue
         value = entry[key]
+        if key == "no_wipeout" and not isinstance(value, bool):
+            raise KinematicsConfigError(f"{source}: key 'no_wipeout' must be true or false; got {value!r}")
         if family not in names:
-            warnings.warn(f"{source}: key {key!r} has no meaning for solver {solver!r}; ignored", KinematicsConfigWarning, stacklevel=4)
+            why = " (BioIK's plugin reads it for its bio1 only)" if key in PLUGIN_BIO1_ONLY else ""
+            warnings.warn(f"{source}: key {key!r} has no meaning for solver {solver!r}{why}; ignored", KinematicsConfigWarning,
+                          stacklevel=4)
             continue
         if key == "no_wipeout":
-            if not isinstance(value, bool):
-                raise KinematicsConfigError(f"{source}: key 'no_wipeout' must be true or false; got {value!r}")
             if not value:
                 continue
             value = 0.0
