@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
 import pytest
 
 optuna = pytest.importorskip("optuna")
@@ -142,3 +143,36 @@ def test_missing_optuna_names_the_extra(tmp_path, capsys, monkeypatch):
 def test_a_range_end_that_is_no_finite_float_is_refused(text):
     with pytest.raises(ValueError, match="LO and HI must be numbers"):
         parse_range(text)
+
+
+def test_a_scene_test_is_tuned_as_bench_run_solves_it(tmp_path):
+    """scene:NAME/SET: the stored targets, the collision goal and the goal set's goals, the
+    scene's exact check before the callback and on the answer — the runner's own solves."""
+    from bioik import scenes
+    from bioik.bench.scenes import GoalSetRefused, SceneCheck
+    from bioik.goals import CollisionAvoidanceGoal, LineGoal
+
+    db = tmp_path / "tune.db"
+    seen = []
+
+    def solve(robot, goals, **kw):
+        seen.append(({type(g) for g in goals}, kw.get("scene") is not None, kw.get("callback") is not None))
+        return bioik.solve(robot, goals, **kw)
+
+    test = "scene:HydrogenTank/line"
+    space = [parse_range(s) for s in SMALL]
+    result = tune(str(db), "elise_ur10", test, "bio2_memetic", 2, n_targets=2, timeout=TIMEOUT, ranges=space, solve=solve,
+                  log=lambda line: None)
+    assert result.completed == 2 and result.study == f"elise_ur10-{test}-bio2_memetic"
+    assert all(kinds >= {CollisionAvoidanceGoal, LineGoal} and scene and callback for kinds, scene, callback in seen)
+    stored = scenes.load("HydrogenTank").targets()
+    check = SceneCheck.of(bioik.load_robot(scenes.ROBOT), scenes.load("HydrogenTank"))
+    with ResultStore(db) as store:
+        for e in store.experiments():
+            assert (e.robot, e.test, e.n_targets, e.timeout) == ("elise_ur10", test, 2, TIMEOUT)
+            assert np.array_equal(store.targets(e.id).poses, stored.poses[:2])
+            for r in store.results(e.id):
+                assert r.solved == check.ok(stored.poses[r.target_index], np.array(r.solution))
+    with pytest.raises(GoalSetRefused, match="does not take RCMGoal"):
+        tune(str(tmp_path / "kdl.db"), "elise_ur10", "scene:HydrogenTank/rcm", "kdl", 1, n_targets=1, log=lambda line: None)
+    assert not (tmp_path / "kdl.db").exists()

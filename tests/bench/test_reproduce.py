@@ -18,6 +18,8 @@ r_table_3_6 = importlib.import_module("r_table_3_6")
 s_section_5_4 = importlib.import_module("s_section_5_4")
 r_table_3_13 = importlib.import_module("r_table_3_13")
 r_tables_4_1_4_2 = importlib.import_module("r_tables_4_1_4_2")
+r_table_3_3 = importlib.import_module("r_table_3_3")
+e_tables = importlib.import_module("e_tables_8_10_8_13")
 ablations = {n: importlib.import_module(f"r_table_3_{n}") for n in (8, 10, 11, 12, 14)}
 run_all = importlib.import_module("run_all")
 
@@ -85,7 +87,24 @@ def test_source_figures_as_transcribed():
     assert figures[14] == [((("rotation_distance", 0),), {"ur5": 99.93, "iiwa14": 99.93}),
                            ((("rotation_distance", 1),), {"ur5": 99.83, "iiwa14": 99.73}),
                            ((("rotation_distance", 2),), {"ur5": 97.08, "iiwa14": 98.77})]
-    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 12
+    columns = {a.label: (a.solver, a.params, a.source, a.versus) for a in r_table_3_3.COLUMNS}
+    assert columns["Original"] == ("bio1", (), {"panda": 51.5, "ur5": 24.1}, None)
+    assert columns["Modified, 1 thread"] == ("bio2", (("threads", 1),), {"panda": 57.0, "ur5": 43.2}, 0)
+    assert columns["Modified, 4 threads"] == ("bio2", (("threads", 4),), {"panda": 77.4, "ur5": 53.4}, 1)
+    assert columns["KDL"][:3] == ("kdl", (), {"panda": 50.6, "ur5": 41.8})
+    assert columns["TRAC-IK"][:3] == ("trac", (), {"panda": 99.9, "ur5": 99.7})
+    studies = e_tables.SOURCE
+    assert [s.test for s in studies.values()] == ["scene:Random/rejection", "scene:TableObjects/rejection", "scene:HydrogenTank/line",
+                                                  "scene:HydrogenTank/rejection"]
+    random, objects, tank, extra = studies.values()
+    assert all(len(s.rows) == 11 and all(len(r) == 8 for r in s.rows) for s in (random, objects, tank))
+    assert (extra.rows, extra.importance) == ([], ())  # not in [E]
+    assert random.rows[0] == (0.269, 25, 1, 1, 21, 1, 2, 6) and random.rows[-1] == (0.541, 16, 1, 8, 8, 2, 2, 4)
+    assert random.rows[1] == (0.272, 28, 1, 0, 19, 1, 2, 6)  # evolution gens 0, below Table 8.10's range, as printed
+    assert objects.rows[0] == (4.98, 2, 1, 3, 15, 3, 2, 7) and objects.rows[-1][0] == 6.17
+    assert tank.rows[4] == (54.2, 68, 10, 5, 29, 6, 2, 5) and tank.rows[-1][0] == 71.9
+    assert tank.importance == ("child_count", "species_count", "memetic_evolution_gens")
+    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 14
 
 
 def test_ablation_arms_run_interleaved_and_test_against_their_reference(tmp_path):

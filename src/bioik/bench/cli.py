@@ -449,7 +449,9 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                      "search the ranges of [E Table 8.10]. Re-running the same command resumes the study.")
     tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path")
     tu.add_argument("--tip", help="the link whose poses are the targets (default: the robot's one tip)")
-    tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t not in ('scale', 'scene'))}")
+    tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t not in ('scale', 'scene'))}, "
+                                                  "or a scene test scene:NAME or scene:NAME/SET (robot elise_ur10; see "
+                                                  "bench run's --scene and --goal-set)")
     tu.add_argument("--solver", default="bio2_memetic", help="solver to tune (default bio2_memetic)")
     tu.add_argument("--trials", type=int, required=True, help="completed trials the study should have (resumed studies count theirs)")
     tu.add_argument("--targets", type=int, default=100, help="number of targets per trial (default 100)")

@@ -11,6 +11,13 @@ the benchmark's own acceptance test, never the solver's word) — and is scored 
 which is minimised. Trial 0 of a new study is the solver's default parameters (enqueued),
 so the report can compare the best found with the defaults.
 
+A scene test (`scene:NAME`, `scene:NAME/SET`, e.g. `scene:HydrogenTank/line`) is tuned on
+its stored targets among the scenario's obstacles exactly as `bioik bench run --test scene`
+solves them (the runner's `Solving`: the collision goal, the goal set's goals, the exact
+check as the first acceptance test and again on the answer), as [E 8.16] tuned BioIK on
+Random, TableObjects and the LineGoal on HydrogenTank. A solver that does not take the goal
+set's goals is refused (`GoalSetRefused`) before anything is written.
+
 Storage: one SQLite file (--db) holds both the Optuna study (its RDB storage,
 `sqlite:///PATH`, `load_if_exists=True`) and, in the results-DB tables of
 `bioik.bench.store`, every trial's per-target results (one experiment per parameter set;
@@ -263,7 +270,7 @@ def tune(
     they have threads. `storage` is the study's SQLAlchemy URL (default: the SQLite file `db`).
     Ctrl-C stops after marking the running trials failed: result.interrupted.
     """
-    from bioik.bench.runner import fixed_seed, open_experiment, store_rows, warm_up
+    from bioik.bench.runner import Job, fixed_seed, open_experiment, store_rows
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import benchmark_tip, check_test, default_seed_mode, generate
     from bioik.robots import load_robot
@@ -272,8 +279,6 @@ def tune(
     check_test(test)
     if test == "scale":
         raise ValueError("tune one robot at a time: use --test fkik --robot snakeN instead of --test scale")
-    if test.startswith("scene"):
-        raise ValueError("tune runs pose targets in free space; the scene tests run with bioik bench run --test scene")
     family = _family(solver)
     if trials < 1:
         raise ValueError(f"the number of trials must be ≥ 1; got {trials}")
@@ -293,7 +298,7 @@ def tune(
     ResultStore.check_robots(db, {robot_name: robot.fingerprint})  # before the warm-up and the study
     seed_mode = default_seed_mode(test)
     fixed_seed(robot, seed_mode)
-    warm_up(robot, solver, timeout, defaults, solve)
+    Job(robot, robot_name, test, solver, tip, timeout, defaults, seed, solve=solve).ready()  # warm-up; GoalSetRefused here
     targets = generate(robot, test, n_targets, seed, tip)
     name = study or study_name(robot_name, test, solver)
     settings = {"robot": robot_name, "tip": tip, "test": test, "solver": solver, "targets": n_targets, "timeout": timeout,
