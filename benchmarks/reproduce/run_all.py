@@ -15,6 +15,7 @@ import r_table_3_3
 import r_table_3_5
 import r_table_3_6
 import r_table_3_8
+import r_table_3_9
 import r_table_3_10
 import r_table_3_11
 import r_table_3_12
@@ -28,7 +29,7 @@ from common import DB, RESULTS
 
 #: The scripts, in the order their sections appear in RESULTS.md.
 SCRIPTS = (s_table_5_2, s_table_5_3, s_section_5_4, r_table_3_5, r_table_3_6, r_table_3_13, r_tables_4_1_4_2, r_table_3_8,
-           r_table_3_10, r_table_3_11, r_table_3_12, r_table_3_14, r_table_3_3, e_tables_8_10_8_13)
+           r_table_3_10, r_table_3_11, r_table_3_12, r_table_3_14, r_table_3_3, e_tables_8_10_8_13, r_table_3_9)
 
 
 def main() -> None:

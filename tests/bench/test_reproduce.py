@@ -20,7 +20,7 @@ r_table_3_13 = importlib.import_module("r_table_3_13")
 r_tables_4_1_4_2 = importlib.import_module("r_tables_4_1_4_2")
 r_table_3_3 = importlib.import_module("r_table_3_3")
 e_tables = importlib.import_module("e_tables_8_10_8_13")
-ablations = {n: importlib.import_module(f"r_table_3_{n}") for n in (8, 10, 11, 12, 14)}
+ablations = {n: importlib.import_module(f"r_table_3_{n}") for n in (8, 9, 10, 11, 12, 14)}
 run_all = importlib.import_module("run_all")
 
 
@@ -81,6 +81,9 @@ def test_source_figures_as_transcribed():
     assert figures[8] == [((("per_gene_mutation", 0),), {"ur5": 99.93}), ((("per_gene_mutation", 0),), {"ur5": 99.86}),
                           ((("per_gene_mutation", 1),), {"ur5": 35.85}), ((("per_gene_mutation", 1),), {"ur5": None})]
     assert [a.solver for a in ablations[8].ARMS] == ["bio2_memetic", "bio2", "bio2", "bio2_memetic"]
+    assert figures[9] == [((("threads", 1),), {"panda": 99.99, "ur5": 99.34}), ((("threads", 2),), {"panda": 100.0, "ur5": 99.81}),
+                          ((("threads", 4),), {"panda": 100.0, "ur5": 99.93})]
+    assert [a.versus for a in ablations[9].ARMS] == [None, 0, 1]
     assert figures[10] == [((("wipeouts", 1),), {"ur5": 99.93}), ((("wipeouts", 0),), {"ur5": 96.42})]
     assert figures[11] == [((("random_init", 0),), {"ur5": 99.93}), ((("random_init", 1),), {"ur5": 99.97})]
     assert figures[12] == [((("momentum_mix", 0.3),), {"ur5": 99.93}), ((("momentum_mix", 0.0),), {"ur5": 91.24})]
@@ -104,7 +107,7 @@ def test_source_figures_as_transcribed():
     assert objects.rows[0] == (4.98, 2, 1, 3, 15, 3, 2, 7) and objects.rows[-1][0] == 6.17
     assert tank.rows[4] == (54.2, 68, 10, 5, 29, 6, 2, 5) and tank.rows[-1][0] == 71.9
     assert tank.importance == ("child_count", "species_count", "memetic_evolution_gens")
-    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 14
+    assert len(run_all.SCRIPTS) == len({m.__name__ for m in run_all.SCRIPTS}) == 15
 
 
 def test_ablation_arms_run_interleaved_and_test_against_their_reference(tmp_path):
