@@ -14,9 +14,10 @@ proximal part (the arm that holds it, more joints, outside). Each attempt
    (`CollisionAvoidanceGoal`, primary, over the distal links but the split link: the
    split link ends where the tool starts, often a flat mount just outside the object,
    and its sphere cover's overshoot there forbade free poses — HydrogenTankSmall 98.4 %
-   instead of 100 % — so its clearance is left to the exact check), and its split link comes as near as it can to the
-   point one distal length out of the opening along its axis ([E Fig. 8.17]'s point,
-   secondary: the tool leaves the object straight through the hole);
+   instead of 100 % — so its clearance is left to the exact check), and its split link
+   comes as near as it can to the point one distal length out of the opening along its
+   axis ([E Fig. 8.17]'s point, secondary: the tool leaves the object straight through
+   the hole);
 2. solves the proximal part for the pose the split link must then take (a pose goal on
    the split link of the whole robot: the distal joints do not move it), up to
    PROXIMAL_TRIES times with other random starts;

@@ -5,9 +5,9 @@ and interpolated trilinearly at run time (`sdf.grid_sdf`).
 
 Resolution rule: spacing h = (largest extent of the mesh's bounding box) / 120 unless
 `resolution` (metres) is given; the node box is the mesh's bounds padded by 4 cells on
-every side (4 to 4.5: the box is centred on the mesh). So the largest padded extent spans 128 cells (129 nodes): a 1 m object gets
-h ≈ 8.3 mm and at most 129³ nodes = 17 MB of float64 (the 64 MB budget holds for any
-shape). An explicit resolution is refused when the grid would exceed 2²⁷ nodes (1 GB).
+every side (4 to 4.5: the box is centred on the mesh). So the largest padded extent spans
+128 cells (129 nodes): a 1 m object gets h ≈ 8.3 mm and at most 129³ nodes = 17 MB of
+float64 (the 64 MB budget holds for any shape). An explicit resolution is refused when the grid would exceed 2²⁷ nodes (1 GB).
 
 How it is built (no per-node Python; every step is a compiled loop working in place on the
 output values, squared until the end, and one int32 triangle index per node, so the peak
@@ -181,18 +181,17 @@ def _store(path: Path, key: str, grid: SDFGrid) -> None:
 def build_grid(mesh: trimesh.Trimesh, spacing: float, *, signed: bool = True) -> SDFGrid:
     """Sample the (signed if `signed`) distance to the mesh on nodes `spacing` apart over
     its bounds padded by PADDING cells (see the module docstring for how)."""
-    padding = PADDING
     h = float(spacing)
     V = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
     F = np.ascontiguousarray(mesh.faces, dtype=np.int64)
     lo, hi = V.min(axis=0), V.max(axis=0)
-    dims = np.ceil((hi - lo) / h).astype(np.int64) + 2 * padding + 1
+    dims = np.ceil((hi - lo) / h).astype(np.int64) + 2 * PADDING + 1
     if np.prod(dims.astype(float)) > MAX_NODES:
         raise SceneError(
             f"a grid of spacing {h} m over a mesh of extents {np.round(hi - lo, 4).tolist()} would need "
             f"{' × '.join(map(str, dims))} nodes (> {MAX_NODES}); use a coarser resolution"
         )
-    # centred: each side's padding is between `padding` and `padding` + ½ cells
+    # centred: each side's padding is between PADDING and PADDING + ½ cells
     origin = (lo + hi) / 2 - (dims - 1) * h / 2
     nx, ny, nz = (int(n) for n in dims)
     # every step works in place on these two arrays (see the module docstring)
