@@ -15,14 +15,19 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from bioik._kernel_cache import ensure_fresh
 from bioik.kinematics.frames import JIT
 from bioik.scene import Cylinder, Scene, difference
 from bioik.scene.grid import build_grid, default_resolution
 from bioik.scene.sdf import scene_distance
+
+# the timing loops below inline bioik's kernels: drop their cache when those change
+ensure_fresh(cached=Path(__file__).parent)
 
 N = 2_000_000
 REPEATS = 7

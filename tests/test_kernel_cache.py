@@ -60,6 +60,19 @@ def test_an_edit_that_keeps_size_and_mtime_still_drops_the_cache(tmp_path):
     assert ensure_fresh(tmp_path) and not cache.exists()
 
 
+def test_a_cache_outside_the_package_follows_the_packages_sources(tmp_path):
+    """A script's kernels that inline bioik's go stale with bioik's sources, not the script's."""
+    src, _ = _tree(tmp_path / "pkg")
+    script_cache = tmp_path / "bench" / "__pycache__" / "bench.loop-3.py311.nbi"
+    script_cache.parent.mkdir(parents=True)
+    script_cache.write_bytes(b"index")
+    assert ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and not script_cache.exists()
+    script_cache.write_bytes(b"index")
+    assert not ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and script_cache.exists()
+    src.write_text("x = 2\n")
+    assert ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and not script_cache.exists()
+
+
 def test_a_touch_without_an_edit_keeps_the_cache(tmp_path):
     src, cache = _tree(tmp_path)
     ensure_fresh(tmp_path)

@@ -67,14 +67,16 @@ def test_outside_distance_of_box_and_cylinder_is_euclidean_at_corners_and_rims()
     assert sdf.cylinder_sdf(0.0, 0.0, -0.95, 0.5, 1.0)[3] == -1.0
 
 
-def _grid_blob(values, origin, h):
-    nx, ny, nz = values.shape
-    return values.ravel().copy(), (0, nx, ny, nz, *origin, h, 1.0 / h)
-
-
 def _grid(values, origin, h):
-    data, args = _grid_blob(values, origin, h)
-    return lambda p: np.array([sdf.grid_sdf(data, *args, *q) for q in p])
+    """The grid as a field in metres: points mapped to cells, the per-cell gradient / h."""
+    data, dims = values.ravel().copy(), values.shape
+
+    def field(p):
+        out = np.array([sdf.grid_sdf(data, 0, *dims, *((np.asarray(q) - origin) / h), h) for q in p])
+        out[:, 1:] /= h
+        return out
+
+    return field
 
 
 def test_grid_interpolates_a_linear_field_exactly_and_its_gradient_is_the_interpolants():

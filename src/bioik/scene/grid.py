@@ -110,10 +110,11 @@ class SDFGrid:
 
 @njit(**JIT)
 def _lookup(values, nx, ny, nz, o, h, pts, d, g):
+    ih = 1.0 / h
     for i in range(pts.shape[0]):
-        d[i], g[i, 0], g[i, 1], g[i, 2] = grid_sdf(
-            values, 0, nx, ny, nz, o[0], o[1], o[2], h, 1.0 / h, pts[i, 0], pts[i, 1], pts[i, 2]
-        )
+        u, v, w = (pts[i, 0] - o[0]) * ih, (pts[i, 1] - o[1]) * ih, (pts[i, 2] - o[2]) * ih
+        d[i], gu, gv, gw = grid_sdf(values, 0, nx, ny, nz, u, v, w, h)
+        g[i, 0], g[i, 1], g[i, 2] = gu * ih, gv * ih, gw * ih
 
 
 def default_resolution(mesh: trimesh.Trimesh) -> float:

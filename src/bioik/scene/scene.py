@@ -384,10 +384,13 @@ class Scene:
         inv = np.empty((3, 4))
         inv[:, :3] = R.T
         inv[:, 3] = -R.T @ t
-        blob[rec + sdf.R_XFORM : rec + sdf.R_XFORM + 12] = inv.ravel()
         centre, radius = self._local_sphere(obstacle)
-        if blob[rec + sdf.R_KIND] == sdf.GRID:  # a lowered field stays above |p − c| − radius
+        if blob[rec + sdf.R_KIND] == sdf.GRID:
+            # world → cells; a lowered field stays above |p − c| − radius
+            inv[:, 3] -= blob[rec + sdf.R_GRID_ORIGIN : rec + sdf.R_GRID_ORIGIN + 3]
+            inv *= blob[rec + sdf.R_GRID_INV_H]
             radius += blob[sdf.H_GRID_SLACK] * blob[rec + sdf.R_GRID_H]
+        blob[rec + sdf.R_XFORM : rec + sdf.R_XFORM + 12] = inv.ravel()
         blob[rec + sdf.R_CENTRE : rec + sdf.R_CENTRE + 3] = R @ centre + t
         blob[rec + sdf.R_RADIUS] = radius
 

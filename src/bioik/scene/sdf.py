@@ -17,7 +17,9 @@ contiguous slice.
                            `Scene.pack(lowered=True)`; 0 for the plain interpolant)
     records (count × REC), record k at HEADER + k·REC (k = the obstacle's insertion index):
         0        kind: BOX, SPHERE, CYLINDER, CAPSULE or GRID
-        1..12    world→local transform, 3×4 row-major [R | t]: local = R·world + t
+        1..12    world→local transform, 3×4 row-major [A | b]: local = A·world + b; for a
+                 GRID local is in cells, (R·world + t − origin)/h, so the lookup needs no
+                 other scaling (A = R/h, b = (t − origin)/h)
         13..16   bounding sphere in world coordinates: centre (3), radius
         17..20   shape parameters: box half extents (3); sphere radius; cylinder and
                  capsule radius, half length
@@ -43,10 +45,11 @@ import numpy as np
 from numba import njit
 
 from bioik.kinematics.frames import JIT
+from bioik.kinematics.ops import at, fma
 
 HEADER = 8
 REC = 32
-FORMAT = 1
+FORMAT = 2
 #: Header slots.
 H_COUNT, H_REC, H_FORMAT, H_LAYOUT, H_LENGTH, H_GRID_SLACK = range(6)
 #: Record slots.
@@ -130,10 +133,11 @@ def capsule_sdf(x, y, z, r, hl):
 
 
 @njit(inline="always", **JIT)
-def grid_sdf(data, off, nx, ny, nz, ox, oy, oz, h, inv_h, x, y, z, low=0.0):
-    """Trilinear interpolation of the grid at data[off:] (node (i, j, k) at o + h·(i, j, k))
-    and the derivative of that interpolant. `low`: how far the node values are lowered
-    (`Scene.pack(lowered=True)`); outside the box the field is then lowered by as much.
+def grid_sdf(data, off, nx, ny, nz, u, v, w, h, low=0.0):
+    """Trilinear interpolation of the grid at data[off:] at (u, v, w) in CELLS (node (i, j,
+    k) at (i, j, k); the caller maps a point p to (p − origin)/h) and the derivative of that
+    interpolant per cell (divide by h for metres). `low`: how far the node values are
+    lowered (`Scene.pack(lowered=True)`); outside the box the field is lowered by as much.
 
     Outside the node box, p = q + e with q the clamped point: every mesh point m lies at
     least P = GRID_PADDING·h inside each face that p is beyond, so
@@ -146,52 +150,47 @@ def grid_sdf(data, off, nx, ny, nz, ox, oy, oz, h, inv_h, x, y, z, low=0.0):
     across the box faces, with its exact derivative. d(q) + |e|, the earlier extension,
     overstated the distance beside an edge by up to 9 cells (elise_ur10's forearm over the
     Barrel's rim: 71 mm against 61 mm), so spheres the costs called clear were in the mesh."""
-    u = (x - ox) * inv_h
-    v = (y - oy) * inv_h
-    w = (z - oz) * inv_h
     # clamp to the node box, remembering how far out (in cells) and along which axes; NaN
     # clamps to 0 (min/max pass it on, and int(NaN) is undefined: an index off the grid)
-    mx, my, mz = nx - 1.0, ny - 1.0, nz - 1.0
-    cu = min(u if u > 0.0 else 0.0, mx)
-    cv = min(v if v > 0.0 else 0.0, my)
-    cw = min(w if w > 0.0 else 0.0, mz)
+    cu = min(u if u > 0.0 else 0.0, nx - 1.0)
+    cv = min(v if v > 0.0 else 0.0, ny - 1.0)
+    cw = min(w if w > 0.0 else 0.0, nz - 1.0)
     i = min(int(cu), nx - 2)
     j = min(int(cv), ny - 2)
     k = min(int(cw), nz - 2)
     tx, ty, tz = cu - i, cv - j, cw - k
     sy, sx = nz, ny * nz
     b = off + i * sx + j * sy + k
-    c000, c001 = data[b], data[b + 1]
-    c010, c011 = data[b + sy], data[b + sy + 1]
-    c100, c101 = data[b + sx], data[b + sx + 1]
-    c110, c111 = data[b + sx + sy], data[b + sx + sy + 1]
+    c000, c001 = at(data, b), at(data, b + 1)
+    c010, c011 = at(data, b + sy), at(data, b + sy + 1)
+    c100, c101 = at(data, b + sx), at(data, b + sx + 1)
+    c110, c111 = at(data, b + sx + sy), at(data, b + sx + sy + 1)
     # interpolate along z, then y, then x; the partials follow the same tree
-    c00 = c000 + tz * (c001 - c000)
-    c01 = c010 + tz * (c011 - c010)
-    c10 = c100 + tz * (c101 - c100)
-    c11 = c110 + tz * (c111 - c110)
-    c0 = c00 + ty * (c01 - c00)
-    c1 = c10 + ty * (c11 - c10)
-    d = c0 + tx * (c1 - c0)
-    gx = (c1 - c0) * inv_h
-    gy = ((1.0 - tx) * (c01 - c00) + tx * (c11 - c10)) * inv_h
-    d0z = (1.0 - ty) * (c001 - c000) + ty * (c011 - c010)
-    d1z = (1.0 - ty) * (c101 - c100) + ty * (c111 - c110)
-    gz = ((1.0 - tx) * d0z + tx * d1z) * inv_h
+    e00, e01, e10, e11 = c001 - c000, c011 - c010, c101 - c100, c111 - c110
+    c00, c01 = fma(tz, e00, c000), fma(tz, e01, c010)
+    c10, c11 = fma(tz, e10, c100), fma(tz, e11, c110)
+    f0, f1 = c01 - c00, c11 - c10
+    c0, c1 = fma(ty, f0, c00), fma(ty, f1, c10)
+    gu = c1 - c0
+    d = fma(tx, gu, c0)
+    gv = fma(tx, f1 - f0, f0)
+    d0w, d1w = fma(ty, e01 - e00, e00), fma(ty, e11 - e10, e10)
+    gw = fma(tx, d1w - d0w, d0w)
     eu, ev, ew = u - cu, v - cv, w - cw
     if eu != 0.0 or ev != 0.0 or ew != 0.0:
         # outside (see the docstring), in cells: D² = d² + h²·(|e|² + 2·GRID_PADDING·Σ|e_a|)
         au, av, aw = abs(eu), abs(ev), abs(ew)
         dq = d + low if d + low > 0.0 else 0.0
         pad = float(GRID_PADDING)
-        D = math.sqrt(dq * dq + h * h * (au * au + av * av + aw * aw + 2.0 * pad * (au + av + aw)))
-        # free axes: d·∂d/∂x / D; clamped axes: h·(|e_a| + pad)·sign(e_a) / D
+        hh = h * h
+        D = math.sqrt(dq * dq + hh * (au * au + av * av + aw * aw + 2.0 * pad * (au + av + aw)))
+        # per cell, free axes: d·∂d/∂u / D; clamped axes: h²·(|e_a| + pad)·sign(e_a) / D
         f = dq / D
-        gx = h * (au + pad) * math.copysign(1.0, eu) / D if eu != 0.0 else gx * f
-        gy = h * (av + pad) * math.copysign(1.0, ev) / D if ev != 0.0 else gy * f
-        gz = h * (aw + pad) * math.copysign(1.0, ew) / D if ew != 0.0 else gz * f
+        gu = hh * (au + pad) * math.copysign(1.0, eu) / D if eu != 0.0 else gu * f
+        gv = hh * (av + pad) * math.copysign(1.0, ev) / D if ev != 0.0 else gv * f
+        gw = hh * (aw + pad) * math.copysign(1.0, ew) / D if ew != 0.0 else gw * f
         d = D - low
-    return d, gx, gy, gz
+    return d, gu, gv, gw
 
 
 @njit(inline="always", **JIT)
@@ -203,30 +202,31 @@ def obstacle_count(data):
 @njit(inline="always", **JIT)
 def obstacle_sdf(data, rec, x, y, z):
     """Signed distance and world gradient of the obstacle whose record starts at rec."""
-    # world → local
-    lx = data[rec + 1] * x + data[rec + 2] * y + data[rec + 3] * z + data[rec + 4]
-    ly = data[rec + 5] * x + data[rec + 6] * y + data[rec + 7] * z + data[rec + 8]
-    lz = data[rec + 9] * x + data[rec + 10] * y + data[rec + 11] * z + data[rec + 12]
-    kind = data[rec + R_KIND]
+    # world → local (for a grid: → cells), A·p + b with A = the record's 3×3
+    lx = fma(at(data, rec + 1), x, fma(at(data, rec + 2), y, fma(at(data, rec + 3), z, at(data, rec + 4))))
+    ly = fma(at(data, rec + 5), x, fma(at(data, rec + 6), y, fma(at(data, rec + 7), z, at(data, rec + 8))))
+    lz = fma(at(data, rec + 9), x, fma(at(data, rec + 10), y, fma(at(data, rec + 11), z, at(data, rec + 12))))
+    kind = at(data, rec + R_KIND)
     p = rec + R_PARAMS
-    if kind == BOX:
-        d, gx, gy, gz = box_sdf(lx, ly, lz, data[p], data[p + 1], data[p + 2])
-    elif kind == SPHERE:
-        d, gx, gy, gz = sphere_sdf(lx, ly, lz, data[p])
-    elif kind == CYLINDER:
-        d, gx, gy, gz = cylinder_sdf(lx, ly, lz, data[p], data[p + 1])
-    elif kind == CAPSULE:
-        d, gx, gy, gz = capsule_sdf(lx, ly, lz, data[p], data[p + 1])
-    else:
+    if kind == GRID:  # tested first: in a mesh scene most queries that get here are grids
         g = rec + R_GRID_OFFSET
+        h = at(data, rec + R_GRID_H)
         d, gx, gy, gz = grid_sdf(
-            data, int(data[g]), int(data[g + 1]), int(data[g + 2]), int(data[g + 3]),
-            data[g + 4], data[g + 5], data[g + 6], data[g + 7], data[g + 8], lx, ly, lz, data[H_GRID_SLACK] * data[g + 7],
+            data, int(at(data, g)), int(at(data, g + 1)), int(at(data, g + 2)), int(at(data, g + 3)),
+            lx, ly, lz, h, at(data, H_GRID_SLACK) * h,
         )
-    # local gradient → world: the transpose of the world→local rotation
-    wx = data[rec + 1] * gx + data[rec + 5] * gy + data[rec + 9] * gz
-    wy = data[rec + 2] * gx + data[rec + 6] * gy + data[rec + 10] * gz
-    wz = data[rec + 3] * gx + data[rec + 7] * gy + data[rec + 11] * gz
+    elif kind == BOX:
+        d, gx, gy, gz = box_sdf(lx, ly, lz, at(data, p), at(data, p + 1), at(data, p + 2))
+    elif kind == SPHERE:
+        d, gx, gy, gz = sphere_sdf(lx, ly, lz, at(data, p))
+    elif kind == CYLINDER:
+        d, gx, gy, gz = cylinder_sdf(lx, ly, lz, at(data, p), at(data, p + 1))
+    else:
+        d, gx, gy, gz = capsule_sdf(lx, ly, lz, at(data, p), at(data, p + 1))
+    # local gradient → world: Aᵀ·g (Rᵀ·g, and for a grid Rᵀ·g/h, g being per cell)
+    wx = fma(at(data, rec + 1), gx, fma(at(data, rec + 5), gy, at(data, rec + 9) * gz))
+    wy = fma(at(data, rec + 2), gx, fma(at(data, rec + 6), gy, at(data, rec + 10) * gz))
+    wz = fma(at(data, rec + 3), gx, fma(at(data, rec + 7), gy, at(data, rec + 11) * gz))
     return d, wx, wy, wz
 
 
@@ -244,12 +244,12 @@ def scene_distance(data, x, y, z, cutoff, mask):
         if k < MASK_BITS and (mask >> k) & 1:
             continue
         rec = HEADER + k * REC
-        cx = x - data[rec + R_CENTRE]
-        cy = y - data[rec + R_CENTRE + 1]
-        cz = z - data[rec + R_CENTRE + 2]
+        cx = x - at(data, rec + R_CENTRE)
+        cy = y - at(data, rec + R_CENTRE + 1)
+        cz = z - at(data, rec + R_CENTRE + 2)
         # the field is ≥ |p − c| − radius (every surface point lies in the sphere), so the
         # obstacle cannot win when |p − c| ≥ best + radius (compared squared: no sqrt)
-        reach = best + data[rec + R_RADIUS]
+        reach = best + at(data, rec + R_RADIUS)
         if reach <= 0.0 or cx * cx + cy * cy + cz * cz >= reach * reach:
             continue
         d, gx, gy, gz = obstacle_sdf(data, rec, x, y, z)
