@@ -45,6 +45,7 @@ from bioik.goals.registry import ANY_LINKS
 from bioik.goals.spheres import (SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
                                  scene_depth, sphere_centre, sphere_rows)
 from bioik.kinematics.frames import JIT
+from bioik.kinematics.ops import at
 from bioik.scene.scene import Scene
 
 COLLISION = 13
@@ -97,7 +98,7 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
         w = world + 3 * s
         aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
         if scene_at >= 0:
-            C += scene_depth(scene, aux, i, margin + aux[i + 4], J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
+            C += scene_depth(scene, aux, i, margin + at(aux, i + 4), J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
     finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
     if G:
@@ -105,21 +106,21 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
             _, _, _, _, cx, cy, cz = sphere_centre(gi, g, frames, aux, bounds + SPHERE_ROW * k)
             w = world + 3 * (S + k)
             aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
-    for h in range(G):
-        at = groups + GROUP_ROW * h
-        ka, kb = int(aux[at]), int(aux[at + 1])
+    for h in range(G):  # (`at`: reads at indices ≥ 0, without numba's negative-index wrap)
+        row = groups + GROUP_ROW * h
+        ka, kb = int(at(aux, row)), int(at(aux, row + 1))
         wa, wb = world + 3 * (S + ka), world + 3 * (S + kb)
-        dx, dy, dz = aux[wa] - aux[wb], aux[wa + 1] - aux[wb + 1], aux[wa + 2] - aux[wb + 2]
-        reach = margin + aux[bounds + SPHERE_ROW * ka + 4] + aux[bounds + SPHERE_ROW * kb + 4]
+        dx, dy, dz = at(aux, wa) - at(aux, wb), at(aux, wa + 1) - at(aux, wb + 1), at(aux, wa + 2) - at(aux, wb + 2)
+        reach = margin + at(aux, bounds + SPHERE_ROW * ka + 4) + at(aux, bounds + SPHERE_ROW * kb + 4)
         if dx * dx + dy * dy + dz * dz >= reach * reach:
             continue  # the links' bounding spheres are apart: so is every sphere pair
-        first = int(aux[at + 2])
-        for t in range(first, first + int(aux[at + 3])):
-            at = pairs + PAIR_ROW * t
-            si, sj = int(aux[at]), int(aux[at + 1])
+        first = int(at(aux, row + 2))
+        for t in range(first, first + int(at(aux, row + 3))):
+            row = pairs + PAIR_ROW * t
+            si, sj = int(at(aux, row)), int(at(aux, row + 1))
             wi, wj = world + 3 * si, world + 3 * sj
-            dx, dy, dz = aux[wi] - aux[wj], aux[wi + 1] - aux[wj + 1], aux[wi + 2] - aux[wj + 2]
-            reach = margin + aux[rows + SPHERE_ROW * si + 4] + aux[rows + SPHERE_ROW * sj + 4] - aux[at + 2]
+            dx, dy, dz = at(aux, wi) - at(aux, wj), at(aux, wi + 1) - at(aux, wj + 1), at(aux, wi + 2) - at(aux, wj + 2)
+            reach = margin + at(aux, rows + SPHERE_ROW * si + 4) + at(aux, rows + SPHERE_ROW * sj + 4) - at(aux, row + 2)
             d2 = dx * dx + dy * dy + dz * dz
             if d2 >= reach * reach:
                 continue

@@ -24,6 +24,7 @@ from numba import njit
 from bioik.collision.spheres import SphereModel, sphere_model
 from bioik.goals.kernels import goal_output
 from bioik.kinematics.frames import JIT, qrot
+from bioik.kinematics.ops import at
 from bioik.model.names import UnknownNameError, suggest
 from bioik.scene.scene import Scene
 from bioik.scene.sdf import scene_distance
@@ -113,9 +114,9 @@ def sphere_rows(model: SphereModel, index: np.ndarray, slots: np.ndarray, masks:
 def sphere_centre(gi, g, frames, aux, i):
     """The sphere of the row at aux[i] of goal g: its link's output o, the offset
     u = R·c_l of its centre from that link's origin, and the world centre c = p + u."""
-    o = goal_output(gi, g, int(aux[i]))
+    o = goal_output(gi, g, int(at(aux, i)))
     f = frames[o]
-    ux, uy, uz = qrot(f[3], f[4], f[5], f[6], aux[i + 1], aux[i + 2], aux[i + 3])
+    ux, uy, uz = qrot(f[3], f[4], f[5], f[6], at(aux, i + 1), at(aux, i + 2), at(aux, i + 3))
     return o, ux, uy, uz, f[0] + ux, f[1] + uy, f[2] + uz
 
 
@@ -136,7 +137,7 @@ def scene_depth(scene, aux, i, reach, J, o, ux, uy, uz, cx, cy, cz, Jr, row, wit
     """pen² for the sphere of row aux[i] (centre c at offset u from output o) that must
     stay `reach` away from the scene's obstacles its mask leaves: pen = max(0, reach − d(c)),
     d the scene's signed distance; with_jac: Jr[row] += pen·∂pen/∂q (∂pen/∂c = −∇d)."""
-    d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach, np.int64(aux[i + 5]))
+    d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach, np.int64(at(aux, i + 5)))
     pen = reach - d
     if pen > 0.0:
         if with_jac:
