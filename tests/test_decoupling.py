@@ -72,6 +72,21 @@ def test_a_seeded_solve_with_an_attempt_budget_is_reproducible(tank):
     assert np.array_equal(a.q, b.q) and a.success == b.success
 
 
+def test_an_opening_given_per_solve_is_the_same_as_one_given_up_front(tank):
+    """Decoupler(opening=None) takes each target's opening in `solve` (one a PassageFinder
+    found): with the same opening and seed, the same answer as a decoupler built with it."""
+    scenario, dec = tank
+    op = scenario.opening
+    per_solve = Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, None,
+                          spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER))
+    T = scenario.targets().poses[5]
+    a = dec.solve(T, timeout=3600.0, random_seed=2, max_attempts=20)
+    b = per_solve.solve(T, timeout=3600.0, random_seed=2, max_attempts=20, opening=(op.point, op.axis, op.diameter))
+    assert a.success and np.array_equal(a.q, b.q) and b.success
+    with pytest.raises(ValueError, match="no opening"):
+        per_solve.solve(T, timeout=1.0)
+
+
 def test_a_target_outside_reach_fails_honestly(tank):
     _, dec = tank
     T = np.eye(4)

@@ -57,6 +57,22 @@ PROXIMAL_ITERATIONS = 200
 PROXIMAL_TRIES = 8
 
 
+def _opening(opening: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+    """(point, unit axis, RCM tolerance) of an opening (point, axis[, diameter])."""
+    parts = tuple(opening)
+    if len(parts) not in (2, 3):
+        raise ValueError(f"Decoupler: opening must be (point, axis) or (point, axis, diameter); got {opening!r}")
+    point, axis = (np.asarray(v, dtype=float).reshape(-1) for v in parts[:2])
+    if point.shape != (3,) or axis.shape != (3,) or not (np.isfinite(point).all() and np.isfinite(axis).all()):
+        raise ValueError(f"Decoupler: the opening's point and axis must be two finite 3-vectors; got {opening!r}")
+    if np.linalg.norm(axis) < 1e-12:
+        raise ValueError("Decoupler: the opening's axis must not be zero")
+    diameter = float(parts[2]) if len(parts) == 3 else 0.0
+    if not (math.isfinite(diameter) and diameter >= 0.0):
+        raise ValueError(f"Decoupler: the opening's diameter must be a finite number ≥ 0; got {parts[2]!r}")
+    return point, axis / np.linalg.norm(axis), max(diameter / 2.0, 1e-5)
+
+
 def _restrict(spheres: SphereModel, links: Sequence[str]) -> SphereModel:
     """The spheres of `links` only (a cover of the whole robot, for the distal part)."""
     keep = [k for k, name in enumerate(spheres.links) if name in links]
@@ -80,29 +96,17 @@ class Decoupler:
         split_link: the first link of the tool (the distal part).
         scene: the obstacles.
         opening: (point, axis into the object[, diameter]) in the base frame (a
-            `bioik.scenes.Opening` will do).
+            `bioik.scenes.Opening` will do); None: each `solve` is given its own.
         spheres: the robot's sphere cover for the collision goals (default: `sphere_model`).
         solver: the solver of both parts.
     """
 
-    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...], *,
+    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...] | None, *,
                  spheres: SphereModel | None = None, solver: str = "lm"):
         if not isinstance(scene, Scene):
             raise TypeError(f"Decoupler: scene must be a bioik.Scene; got {type(scene).__name__}")
         self.robot, self.tip, self.split_link, self.scene, self.solver = robot, tip, split_link, scene, solver
-        parts = tuple(opening)
-        if len(parts) not in (2, 3):
-            raise ValueError(f"Decoupler: opening must be (point, axis) or (point, axis, diameter); got {opening!r}")
-        point, axis = (np.asarray(v, dtype=float).reshape(-1) for v in parts[:2])
-        if point.shape != (3,) or axis.shape != (3,) or not (np.isfinite(point).all() and np.isfinite(axis).all()):
-            raise ValueError(f"Decoupler: the opening's point and axis must be two finite 3-vectors; got {opening!r}")
-        if np.linalg.norm(axis) < 1e-12:
-            raise ValueError("Decoupler: the opening's axis must not be zero")
-        diameter = float(parts[2]) if len(parts) == 3 else 0.0
-        if not (math.isfinite(diameter) and diameter >= 0.0):
-            raise ValueError(f"Decoupler: the opening's diameter must be a finite number ≥ 0; got {parts[2]!r}")
-        self.point, self.axis = point, axis / np.linalg.norm(axis)
-        self._rcm_tolerance = max(diameter / 2.0, 1e-5)
+        self.opening = None if opening is None else _opening(opening)
         self.distal = Robot(invert_chain(robot.model, split_link, tip))
         missing = [n for n in self.distal.variable_names if n not in robot.variable_names]
         if missing:
@@ -139,7 +143,7 @@ class Decoupler:
 
     def solve(self, T: np.ndarray, *, timeout: float = 0.1, random_seed: int | None = None, max_attempts: int | None = None,
               position_tolerance: float = 1e-5, rotation_tolerance: float = 1e-5,
-              callback: Callable[[np.ndarray], bool] | None = None) -> Result:
+              callback: Callable[[np.ndarray], bool] | None = None, opening: tuple[Any, ...] | None = None) -> Result:
         """Decoupled solve for the tip pose T; see the module for the steps.
 
         Args:
@@ -150,6 +154,8 @@ class Decoupler:
             position_tolerance: the tip's position error (m) that counts as met.
             rotation_tolerance: the tip's rotation angle (rad) that counts as met.
             callback: `callback(q) -> bool`, asked last about every merged configuration.
+            opening: this target's opening, (point, axis into the object[, diameter]) in
+                the base frame, instead of the decoupler's (one a `PassageFinder` found).
 
         Returns:
             A `Result` like `bioik.solve`'s: goal_errors (1, 2) = the tip's (position, angle)
@@ -166,9 +172,12 @@ class Decoupler:
         rng = np.random.default_rng(random_seed)
         T_inv = rigid_inverse(T)
         collision = self._distal_collision(T_inv)
-        trocar = T_inv[:3, :3] @ self.point + T_inv[:3, 3]
-        out = T_inv[:3, :3] @ (self.point - self.reach * self.axis) + T_inv[:3, 3]
-        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=self._rcm_tolerance), collision, PositionGoal(self.split_link, out, secondary=True)]
+        if opening is None and self.opening is None:
+            raise ValueError("decoupled solve: no opening: give one to the Decoupler or to solve(opening=...)")
+        point, axis, rcm_tolerance = self.opening if opening is None else _opening(opening)
+        trocar = T_inv[:3, :3] @ point + T_inv[:3, 3]
+        out = T_inv[:3, :3] @ (point - self.reach * axis) + T_inv[:3, 3]
+        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=rcm_tolerance), collision, PositionGoal(self.split_link, out, secondary=True)]
         best_q, best_err, checked, attempts, iterations = None, (math.inf, math.inf), 0, 0, 0
         while time.monotonic() < deadline and (max_attempts is None or attempts < max_attempts):
             attempts += 1

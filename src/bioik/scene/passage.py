@@ -1,0 +1,269 @@
+"""Where a tool must pass to reach a point among obstacles — the opening of a tank, the front
+of a shelf compartment — found from the scene's signed distance, without being told.
+
+`PassageFinder.find(point, tool_axis)`:
+
+1. casts rays from the point back along the tool (a cone around −tool_axis, from a
+   Fibonacci lattice) and marches each through the distance field, in steps of half the
+   distance where it is (at least `step`), until it leaves the scene's bounds; a ray is
+   blocked where it enters an obstacle within `skip` (the tip's own length, which touches
+   its target) or comes nearer than `radius` beyond it. Of the rays that get out it keeps
+   the widest: the one whose smallest clearance over [skip, reach] is largest. If none gets
+   out with the tool's radius, a cone four times as dense is tried with any clearance (a
+   3.5 cm hole seen from 0.5 m falls between the first cone's rays); if none gets out at
+   all, the same from points back along the tool (BACKOFFS), where its tip segment would
+   end: a tool that must bend past a lid. A point whose widest ray is nowhere narrower than
+   `narrow` is in the open: no passage (None);
+2. a fan of rays around the widest one (FAN_HALF_ANGLE) samples the opening: where each ray
+   that gets out last narrows (the last local minimum of its clearance within reach: a ray
+   may graze a wall before, inside the object) lies inside it, and their mean is a point in
+   the opening;
+3. from there the point climbs the distance field within a plane: in the plane across the
+   opening's axis the clearance peaks at the opening's radius, at its centre, while in a
+   plane tilted into the object or out of it the point slides off past `narrow`. Tried: the
+   plane the crossings span, the plane across the ray and PLANES more; the one with the
+   highest peak below `narrow` gives the passage: its centre, the plane's normal pointing
+   into the object, and twice the peak as the diameter.
+
+Straight corridors only (from the point or a point behind it): a target reachable only
+around a longer bend has no passage here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from bioik.kinematics.frames import JIT
+from bioik.scene.errors import SceneError
+from bioik.scene.scene import Scene
+from bioik.scene.sdf import scene_distance
+
+#: The cone around the widest ray whose rays sample the opening's cross-section.
+FAN_HALF_ANGLE, FAN_RAYS = math.radians(8.0), 200
+#: How deep (m) a ray may seem to enter an obstacle within `skip` of the point (the point
+#: is on a surface, and a grid's distance is off by a fraction of its cell).
+SURFACE_SLACK = 1e-3
+#: How far back along the tool (m) the corridor is looked for when none leads straight
+#: out from the point itself.
+BACKOFFS = (0.05, 0.1, 0.15)
+#: Gradient steps that centre the passage in the opening's plane.
+CENTRING_STEPS = 60
+#: Planes tried for the opening's cross-section, beside the ray's and the crossings' own.
+PLANES = 24
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A narrow place a tool must pass.
+
+    Attributes:
+        point: its centre (base frame).
+        axis: unit direction from the passage towards the point (into the object).
+        diameter: twice the clearance at its centre (m).
+    """
+
+    point: np.ndarray
+    axis: np.ndarray
+    diameter: float
+
+
+def cone_directions(axis: np.ndarray, half_angle: float, count: int) -> np.ndarray:
+    """`count` unit vectors spread evenly (a Fibonacci lattice, uniform in solid angle) over
+    the cone of `half_angle` radians around the unit vector `axis`."""
+    k = np.arange(count) + 0.5
+    z = 1.0 - (1.0 - math.cos(half_angle)) * k / count
+    phi = k * math.pi * (3.0 - math.sqrt(5.0))
+    s = np.sqrt(np.maximum(0.0, 1.0 - z * z))
+    return np.stack([s * np.cos(phi), s * np.sin(phi), z], axis=1) @ _frame(axis)
+
+
+def _frame(z: np.ndarray) -> np.ndarray:
+    """Rows x, y, z of a right-handed frame whose z is the unit vector z."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return np.stack([x, np.cross(z, x), z])
+
+
+@njit(inline="always", **JIT)
+def _exit(p, d, lo, hi):
+    """How far along the ray p + t·d it leaves the box lo–hi (p inside)."""
+    t = math.inf
+    for a in range(3):
+        if d[a] > 0.0:
+            t = min(t, (hi[a] - p[a]) / d[a])
+        elif d[a] < 0.0:
+            t = min(t, (lo[a] - p[a]) / d[a])
+    return t
+
+
+@njit(inline="always", **JIT)
+def _march(blob, p, d3, end, skip, reach, radius, step, narrow, floor, out):
+    """March the ray p + t·d3 to end (see the module). True if it gets there without entering
+    an obstacle before skip and with clearance ≥ radius from skip on, and its smallest
+    clearance over [skip, reach] (out[0]) stays above floor; out[1], out[2]: t and
+    clearance of its last local minimum below narrow within reach (the last sample counts
+    if the clearance still falls there; t < 0: none)."""
+    t, least = step, math.inf
+    prev, t_prev, falling = math.inf, skip, True
+    out[1], out[2] = -1.0, math.inf
+    while t < end:
+        d = scene_distance(blob, p[0] + t * d3[0], p[1] + t * d3[1], p[2] + t * d3[2], math.inf, 0)[0]
+        if t < skip:  # the tip's own length: it may touch, not go through
+            if d < -SURFACE_SLACK:
+                return False
+        elif d < radius:
+            return False  # blocked
+        elif t <= reach:
+            least = min(least, d)
+            if least <= floor:
+                return False
+            if d > prev and falling and prev < narrow:
+                out[1], out[2] = t_prev, prev
+            falling = d <= prev
+            prev, t_prev = d, t
+        elif falling and prev < narrow:  # still narrowing at reach
+            out[1], out[2], falling = t_prev, prev, False
+        t += max(0.5 * d, step)
+    out[0] = least
+    return True
+
+
+@njit(**JIT)
+def _widest_ray(blob, p, dirs, lo, hi, skip, reach, radius, step, narrow, out):
+    """Index of the ray that leaves the box lo–hi with at least `radius` clearance all along
+    and has the largest clearance over [skip, reach] (into out[0]); −1 if none."""
+    best, best_k, o = radius, -1, np.empty(3)
+    for k in range(dirs.shape[0]):
+        if _march(blob, p, dirs[k], _exit(p, dirs[k], lo, hi), skip, reach, radius, step, narrow, best, o):
+            best, best_k = o[0], k
+    out[0] = best
+    return best_k
+
+
+@njit(**JIT)
+def _crossings(blob, p, dirs, lo, hi, skip, reach, step, narrow, pts):
+    """For each ray that leaves the box lo–hi without touching an obstacle, the point of its
+    last constriction (into pts); how many."""
+    count, o = 0, np.empty(3)
+    for k in range(dirs.shape[0]):
+        d3 = dirs[k]
+        if _march(blob, p, d3, _exit(p, d3, lo, hi), skip, reach, 0.0, step, narrow, -math.inf, o) and o[1] >= 0.0:
+            for a in range(3):
+                pts[count, a] = p[a] + o[1] * d3[a]
+            count += 1
+    return count
+
+
+@njit(**JIT)
+def _centre(blob, x, n, steps):
+    """Move x (in place) within the plane across the unit vector n up the distance field
+    until the clearance stops growing; the clearance there."""
+    d, gx, gy, gz = scene_distance(blob, x[0], x[1], x[2], math.inf, 0)
+    for _ in range(steps):
+        g = gx * n[0] + gy * n[1] + gz * n[2]
+        ux, uy, uz = gx - g * n[0], gy - g * n[1], gz - g * n[2]
+        m = math.sqrt(ux * ux + uy * uy + uz * uz)
+        if m < 1e-9:
+            break
+        h = 0.25 * max(d, 1e-4) / m
+        y0, y1, y2 = x[0] + h * ux, x[1] + h * uy, x[2] + h * uz
+        e, fx, fy, fz = scene_distance(blob, y0, y1, y2, math.inf, 0)
+        if e <= d:
+            break
+        x[0], x[1], x[2], d, gx, gy, gz = y0, y1, y2, e, fx, fy, fz
+    return d
+
+
+class PassageFinder:
+    """The passages to points of a scene (see the module).
+
+    The scene is packed once; after `scene.move`, make a new finder.
+
+    Args:
+        scene: the obstacles.
+        reach: how far from the point the passage may lie (the tool's length: beyond it the
+            arm, which cannot enter, takes over).
+        radius: the clearance a corridor needs all along (the tool's radius).
+        skip: the first length of each ray, not charged (the tip touches its target there).
+        narrow: a corridor wider than this over [skip, reach] is the open, not a passage.
+        half_angle: the cone of ray directions around the tool's axis, backwards (radians).
+        rays: rays of the first cone; the second, with any clearance, has four times as many.
+        step: the shortest march step (m).
+    """
+
+    def __init__(self, scene: Scene, *, reach: float, radius: float = 0.0, skip: float = 0.05, narrow: float = 0.05,
+                 half_angle: float = math.pi / 2, rays: int = 1000, step: float = 0.002):
+        if not isinstance(scene, Scene):
+            raise TypeError(f"PassageFinder: scene must be a bioik.Scene; got {type(scene).__name__}")
+        for name, v in (("reach", reach), ("radius", radius), ("skip", skip), ("narrow", narrow), ("step", step)):
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+                raise ValueError(f"PassageFinder: {name} must be a finite number ≥ 0; got {v!r}")
+        if not skip < reach:
+            raise ValueError(f"PassageFinder: need skip < reach; got skip={skip!r}, reach={reach!r}")
+        if not (0.0 < half_angle <= math.pi and isinstance(rays, int) and rays >= 1 and step > 0.0):
+            raise ValueError(f"PassageFinder: need 0 < half_angle ≤ π, an int rays ≥ 1 and step > 0; "
+                             f"got {half_angle!r}, {rays!r}, {step!r}")
+        self.blob = scene.pack()
+        try:
+            lo, hi = scene.bounds()
+        except SceneError:  # no obstacles: every point is in the open
+            lo = hi = None
+        self._box = None if lo is None else (lo - 0.01, hi + 0.01)
+        self.reach, self.radius, self.skip, self.narrow, self.step = float(reach), float(radius), float(skip), float(narrow), float(step)
+        z = np.array([0.0, 0.0, 1.0])
+        self._cones = [(cone_directions(z, half_angle, rays), self.radius), (cone_directions(z, half_angle, 4 * rays), 0.0)]
+        self._fan = cone_directions(z, FAN_HALF_ANGLE, FAN_RAYS)
+        self._normals = cone_directions(z, math.pi / 2, PLANES)  # a hemisphere: n and −n are one plane
+
+    def find(self, point, tool_axis) -> Passage | None:
+        """The passage to `point` for a tool arriving along `tool_axis` (its direction at the
+        tip, into the surface: the tip pose's z axis for an endoscope), or None."""
+        p = np.asarray(point, dtype=float).reshape(3)
+        axis = np.asarray(tool_axis, dtype=float).reshape(3)
+        n = float(np.linalg.norm(axis))
+        if not (np.isfinite(p).all() and np.isfinite(axis).all()) or n == 0.0:
+            raise ValueError(f"PassageFinder.find: point and tool_axis must be finite 3-vectors, the axis not zero; "
+                             f"got {point!r}, {tool_axis!r}")
+        if self._box is None:
+            return None
+        u = axis / n
+        back = _frame(-u)
+        out = np.zeros(1)
+        # from the point, then (no straight way out: the tool must bend) from points back
+        # along the tool, where its tip segment would end
+        for start in (p, *(p - b * u for b in BACKOFFS)):
+            for cone, radius in self._cones:
+                dirs = cone @ back
+                k = _widest_ray(self.blob, start, dirs, *self._box, self.skip, self.reach, radius, self.step, self.narrow, out)
+                if k >= 0:
+                    break
+            if k >= 0:
+                break
+        if k < 0 or out[0] >= self.narrow:
+            return None
+        ray = dirs[k]  # from start, out of the object
+        fan = self._fan @ _frame(ray)
+        pts = np.empty((len(fan), 3))
+        m = _crossings(self.blob, start, fan, *self._box, self.skip, self.reach, self.step, self.narrow, pts)
+        if m == 0:
+            return None
+        inside = pts[:m].mean(axis=0)
+        normals = [ray, *self._normals]
+        if m >= 3:
+            _, sv, vt = np.linalg.svd(pts[:m] - inside)
+            if sv[1] > 1e-3 * max(sv[0], 1e-12):  # the crossings span a plane: its normal
+                normals.insert(0, vt[2])
+        best, best_d, best_n = None, 0.0, ray
+        for normal in normals:
+            x = inside.copy()
+            d = _centre(self.blob, x, normal, CENTRING_STEPS)
+            if best_d < d < self.narrow:
+                best, best_d, best_n = x, d, normal
+        if best is None:
+            return None
+        return Passage(best, -best_n if best_n @ ray >= 0.0 else best_n, 2.0 * float(best_d))

@@ -1,0 +1,95 @@
+"""PassageFinder: the opening a tool must pass, found from the scene's distance field."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bioik import scenes
+from bioik.scene import Cylinder, Scene, difference
+from bioik.scene.passage import PassageFinder, cone_directions
+from bioik.scene.poses import pose_from
+
+
+def _at(x, y, z):
+    return pose_from((x, y, z))
+
+
+@pytest.fixture(scope="module")
+def tank():
+    """A closed can (radius 0.2 m, 0.4 m tall, 1 cm walls) with a 6 cm hole in its lid, on a floor."""
+    scene = Scene()
+    scene.add_box("floor", (2.0, 2.0, 0.02), _at(0.0, 0.0, -0.01))
+    hole = (Cylinder(0.03, 0.04), _at(0.0, 0.0, 0.195))
+    scene.add("can", difference(Cylinder(0.2, 0.4), Cylinder(0.19, 0.38), hole), _at(0.5, 0.0, 0.2))
+    return scene
+
+
+def test_cone_directions_are_unit_and_inside_the_cone():
+    axis = np.array([0.0, 0.6, 0.8])
+    d = cone_directions(axis, math.radians(30.0), 500)
+    assert np.allclose(np.linalg.norm(d, axis=1), 1.0)
+    assert (d @ axis >= math.cos(math.radians(30.0)) - 1e-12).all()
+    assert d.mean(axis=0) @ axis > 0.9  # spread around the axis, not bunched to one side
+
+
+def test_the_opening_of_a_can_is_found_from_points_inside(tank):
+    finder = PassageFinder(tank, reach=0.5, radius=0.004)
+    for point, tool_axis in [((0.5, 0.05, 0.01), (0, 0, -1)),        # on the bottom, tool pointing down
+                             ((0.65, 0.0, 0.15), (1, 0, 0)),          # on the side wall
+                             ((0.37, -0.08, 0.05), (-0.85, -0.5, 0))]:  # low on the wall, facing away
+        p = finder.find(point, tool_axis)
+        assert p is not None, point
+        assert np.linalg.norm(p.point[:2] - (0.5, 0.0)) < 0.01, (point, p)  # on the hole's axis
+        assert 0.37 < p.point[2] < 0.42, (point, p)                           # at the lid
+        assert 0.05 < p.diameter < 0.075, (point, p)                          # the 6 cm hole
+        assert p.axis @ (np.asarray(point) - p.point) > 0.0                   # pointing into the can
+
+
+def test_a_point_just_under_the_lid_is_found_by_stepping_back_along_the_tool(tank):
+    """No straight line leaves from high on the wall (the lid is in the way at that angle);
+    from a point back along the tool, where its tip segment ends, one does."""
+    finder = PassageFinder(tank, reach=0.5, radius=0.004)
+    p = finder.find((0.69, 0.0, 0.37), (1, 0, 0))
+    assert p is not None and np.linalg.norm(p.point[:2] - (0.5, 0.0)) < 0.015
+
+
+def test_points_in_the_open_or_sealed_in_have_none(tank):
+    finder = PassageFinder(tank, reach=0.5, radius=0.004)
+    assert finder.find((1.2, 0.5, 0.0), (0, 0, -1)) is None  # on the floor, nothing around
+    assert finder.find((0.5, 0.0, 0.4), (0, 0, -1)) is None  # on the lid, outside
+    sealed = Scene()
+    sealed.add("box", difference(Cylinder(0.2, 0.4), Cylinder(0.19, 0.38)), _at(0.0, 0.0, 0.2))
+    assert PassageFinder(sealed, reach=0.5).find((0.0, 0.0, 0.02), (0, 0, -1)) is None
+    assert PassageFinder(Scene(), reach=0.5).find((0.0, 0.0, 0.0), (0, 0, 1)) is None
+
+
+def test_the_hydrogen_tank_opening_is_found_for_its_stored_targets():
+    scenario = scenes.load("HydrogenTankSmall")
+    finder = PassageFinder(scenario.scene, reach=0.46, radius=0.004)
+    centre = np.asarray(scenario.opening.point)
+    found = [finder.find(T[:3, 3], T[:3, 2]) for T in scenario.targets().poses[:40]]
+    assert all(p is not None for p in found)
+    assert max(np.linalg.norm(p.point - centre) for p in found) < 0.04  # within the lid's 3.5 cm hole's reach
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(reach=0.04), ValueError),                 # skip (0.05) ≥ reach
+    (dict(reach=float("nan")), ValueError),
+    (dict(reach=0.5, radius=-1.0), ValueError),
+    (dict(reach=0.5, rays=0), ValueError),
+    (dict(reach=0.5, half_angle=0.0), ValueError),
+])
+def test_bad_settings_are_refused(tank, kwargs, error):
+    with pytest.raises(error):
+        PassageFinder(tank, **kwargs)
+
+
+def test_bad_points_are_refused(tank):
+    finder = PassageFinder(tank, reach=0.5)
+    with pytest.raises(ValueError, match="finite"):
+        finder.find((np.nan, 0, 0), (0, 0, 1))
+    with pytest.raises(ValueError, match="axis not zero"):
+        finder.find((0, 0, 0), (0, 0, 0))
+    with pytest.raises(TypeError, match="bioik.Scene"):
+        PassageFinder("scene.toml", reach=0.5)
