@@ -9,7 +9,9 @@ alone (`scene:NAME/rejection`: the exact check rejects, the search restarts, as 
 MoveIt's plugins [E 8.1]). "Without rejection sampling" is the rate solved by the first
 answer a solver offers, the "≤ 1 call" column ([E]'s iteration 1). On the two tanks it also
 runs the approaches that use the opening: kinematic decoupling and `lm` with the RCM and
-look-at goal sets [E 8.5, 8.9, 8.10].
+look-at goal sets [E 8.5, 8.9, 8.10]. And on every scenario `passage`, a generic solver that
+finds each target's passage in the scene itself (`bioik.PassageFinder`) and decouples through
+it, with `lm` and the collision costs where it finds none (`bioik.bench.scenes`).
 
 Every answer is checked at the pose (1e-5 m, 1e-5 rad) and by coal's exact collision check.
 Results go to a bench database (resumable: a re-run solves only what is missing;
@@ -18,7 +20,7 @@ the full comparison to docs/ebike-table.md and, with --readme, the summary table
 README between its `ebike-table` markers.
 
     PYTHONPATH=src python benchmarks/ebike_table.py [--targets 100] [--timeout 1.0] [--db ebike_table.db]
-        [--solvers lm decoupled …] [--out docs/ebike-table.md] [--readme README.md]
+        [--solvers lm decoupled passage …] [--out docs/ebike-table.md] [--readme README.md]
 
 [E]'s numbers are transcribed below from its Tables 6.1, 8.1, 8.14, A1–A18 and the RCM
 table of [E 8.5]. They are on [E]'s own geometry and targets (1000 per scenario, MoveIt on
@@ -41,13 +43,14 @@ from bioik.bench import ResultStore, generate
 from bioik.bench.report import summarize
 from bioik.bench.runner import run_experiment
 from bioik.bench.store import Experiment
-from bioik.bench.targets import scene_test
+from bioik.bench.targets import PASSAGE, SCENE_SOLVERS, scene_test
 
 BUDGETS_MS = (5, 10, 100, 1000)
 SOLVERS = ("kdl", "trac", "bio2", "bio2_memetic", "relaxed", "lm", "bio2_lm")
 POSE_ONLY = ("kdl", "trac")  # no collision goal: their generic run is the rejection one
 OPENING_RUNS = (("decoupled", "generic"), ("lm", "rcm"), ("lm", "lookat"))  # (solver, goal set) on the tanks
 TANKS = ("HydrogenTank", "HydrogenTankSmall")
+PASSAGE_LABEL = "passage: decoupling through the passage found in the scene, else lm + collision costs"
 ROOT = Path(__file__).resolve().parent.parent
 MARK_BEGIN, MARK_END = "<!-- ebike-table begin -->", "<!-- ebike-table end -->"
 
@@ -133,7 +136,7 @@ E_OPENING: dict[str, dict[str, tuple[str, Row]]] = {
 }
 
 
-def runs(scenario: str, solvers: tuple[str, ...] = (*SOLVERS, "decoupled")) -> list[tuple[str, str, str]]:
+def runs(scenario: str, solvers: tuple[str, ...] = (*SOLVERS, *SCENE_SOLVERS)) -> list[tuple[str, str, str]]:
     """(label, solver, test) of every run of `solvers` on `scenario`: the generic ones, then
     those that use the opening (the tanks)."""
     out = []
@@ -141,6 +144,8 @@ def runs(scenario: str, solvers: tuple[str, ...] = (*SOLVERS, "decoupled")) -> l
         if solver not in POSE_ONLY:
             out.append((f"{solver} + collision costs", solver, scene_test(scenario)))
         out.append((f"{solver}, rejection sampling", solver, scene_test(scenario, "rejection")))
+    if PASSAGE in solvers:  # generic: the passage is found in the scene, nothing annotated
+        out.append((PASSAGE_LABEL, PASSAGE, scene_test(scenario)))
     if scenario in TANKS:
         for solver, goal_set in (r for r in OPENING_RUNS if r[0] in solvers):
             label = "decoupled" if solver == "decoupled" else f"{solver} + {goal_set} goal"
@@ -265,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default="ebike_table.db", help="bench database (resumable)")
     p.add_argument("--out", default=str(ROOT / "docs" / "ebike-table.md"), help="the full table (markdown)")
     p.add_argument("--readme", help="README whose ebike-table block gets the summary table")
-    p.add_argument("--solvers", nargs="+", choices=(*SOLVERS, "decoupled"), default=(*SOLVERS, "decoupled"),
+    p.add_argument("--solvers", nargs="+", choices=(*SOLVERS, *SCENE_SOLVERS), default=(*SOLVERS, *SCENE_SOLVERS),
                    help="run only these (default all; lm also runs the RCM and look-at goal sets on the tanks)")
     args = p.parse_args(argv)
     robot = bioik.load_robot(scenes.ROBOT)

@@ -18,7 +18,9 @@ def test_every_solver_runs_with_rejection_sampling_and_the_collision_costs_where
     shelf = ebike_table.runs("Shelf")
     assert [(s, t) for _, s, t in shelf if s == "kdl"] == [("kdl", "scene:Shelf/rejection")]  # pose goals only
     assert [(s, t) for _, s, t in shelf if s == "lm"] == [("lm", "scene:Shelf"), ("lm", "scene:Shelf/rejection")]
-    assert len(shelf) == 2 * len(ebike_table.SOLVERS) - len(ebike_table.POSE_ONLY)
+    assert [(s, t) for _, s, t in shelf if s == "passage"] == [("passage", "scene:Shelf")]  # generic, on every scenario
+    assert not any(ebike_table.opening_run(label) for label, s, _ in shelf if s == "passage")
+    assert len(shelf) == 2 * len(ebike_table.SOLVERS) - len(ebike_table.POSE_ONLY) + 1
     tank = ebike_table.runs("HydrogenTank")
     opening = [(s, t) for label, s, t in tank if ebike_table.opening_run(label)]
     assert opening == [("decoupled", "scene:HydrogenTank"), ("lm", "scene:HydrogenTank/rcm"), ("lm", "scene:HydrogenTank/lookat")]

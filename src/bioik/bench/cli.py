@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bioik.bench.targets import FKIK_POSITION, GOAL_SETS, SCALE_ROBOTS, SEED_MODES, TESTS, TIP_SEPARATOR, scene_test
+from bioik.bench.targets import FKIK_POSITION, GOAL_SETS, SCALE_ROBOTS, SCENE_SOLVERS, SEED_MODES, TESTS, TIP_SEPARATOR, scene_test
 
 TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "callback", "db")
 
@@ -104,9 +104,9 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     if args.max_iterations is not None:
         if args.max_iterations < 1:
             raise ValueError(f"--max-iterations must be ≥ 1; got {args.max_iterations}")
-        if "decoupled" in solvers or all(is_peer(s) for s in solvers):
+        if any(s in SCENE_SOLVERS for s in solvers) or all(is_peer(s) for s in solvers):
             raise ValueError("--max-iterations bounds bioik's solvers; peers have no iteration budget, and decoupled "
-                             "takes --param max_attempts=N")
+                             "takes --param max_attempts=N (passage no budget at all)")
         params["max_iterations"] = args.max_iterations
     return Plan(args.robot or [], tests, solvers, {s: {} if is_peer(s) else dict(params) for s in solvers},
                 100 if args.targets is None else args.targets,
@@ -251,8 +251,9 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
             peers.check_peer(s)
             if plan.params[s]:
                 raise ValueError(f"{s} takes no solver parameters; got {', '.join(sorted(plan.params[s]))}")
-        elif s not in bioik.solvers.names() and s != "decoupled":
+        elif s not in bioik.solvers.names() and s not in SCENE_SOLVERS:
             raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}, decoupled (scene tests of the tanks), "
+                             f"passage (scene tests), "
                              f"or a peer ({', '.join(peers.PREFIX + k for k in peers.PEERS)})")
     ResultStore.check_writable(plan.db)
     for s in [s for s in plan.solvers if peers.is_peer(s)]:
@@ -277,7 +278,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     adapters: dict[tuple[str, str], Any] = {}
     for name, robot in robots.items():
         for s in plan.solvers:
-            if not peers.is_peer(s) and s != "decoupled":  # decoupling warms up in its scene run
+            if not peers.is_peer(s) and s not in SCENE_SOLVERS:  # decoupling warms up in its scene run
                 warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)  # an unknown parameter fails here, before any write
             elif TIP_SEPARATOR in tips[name]:
                 _skip(f"skipping {s} on robot {name}: peers run pose goals on one tip; got {tips[name]}")
@@ -416,7 +417,8 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                                          "rejects; the others, [E 8.5-8.9]'s goals around the opening, need a "
                                                          "scenario with one: the tanks); the test is then named scene:NAME/SET, "
                                                          "as in an experiment file's tests")
-    run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
+    run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), "
+                     "passage (decoupling through the passage found in the scene, else lm; scene tests), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
                                                          "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
     run.add_argument("--targets", type=int, help="number of targets (default 100)")

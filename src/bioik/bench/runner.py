@@ -51,9 +51,9 @@ import numpy as np
 import bioik
 from bioik.bench import peers
 from bioik.bench.progress import progress_bar
-from bioik.bench.scenes import DECOUPLED, SceneProblem, decoupled_function
+from bioik.bench.scenes import SceneProblem, decoupled_function, passage_function
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import (DEFAULT_TOLERANCES, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
+from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
                                  position_only, scenario_of, tip_errors, tips_of, tolerances)
 from bioik.kinematics.robot import Robot
 
@@ -211,6 +211,8 @@ class Solving:
             solve = peers.solve_function(peers.load_peer(job.solver, job.robot, job.tip, job.robot_name))
         if job.solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
             solve = decoupled_function(job.robot, job.test)
+        if job.solver == PASSAGE and solve is bioik.solve:  # GoalSetRefused off the scene tests
+            solve = passage_function(job.robot, job.test)
         self.job = job
         self.solve = solve
         self.scene = SceneProblem.of(job.robot, job.test, job.solver) if scenario_of(job.test) else None

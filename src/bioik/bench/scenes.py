@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ import numpy as np
 import bioik
 from bioik import scenes
 from bioik.bench.progress import progress_bar
-from bioik.bench.targets import OPENING_GOAL_SETS, goal_set_of, pose_errors, scenario_of
+from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
@@ -109,8 +110,7 @@ _GOAL_SETS = {
 }
 
 
-#: The bench's name of kinematic decoupling (`bioik.Decoupler`), split where the endoscope starts.
-DECOUPLED = "decoupled"
+#: Where kinematic decoupling (`bioik.Decoupler`) splits elise_ur10: where the endoscope starts.
 SPLIT_LINK = "endoscope_mount"
 
 
@@ -135,6 +135,54 @@ def decoupled_function(robot: Robot, test: str):
         (pose,) = [g for g in goals if isinstance(g, PoseGoal)]
         return dec.solve(pose.pose, timeout=timeout, callback=callback, position_tolerance=position_tolerance,
                          rotation_tolerance=rotation_tolerance, **params)
+
+    return solve
+
+
+#: Share of the timeout the passage solver gives decoupling before `lm` takes over.
+PASSAGE_SHARE = 0.5
+#: The endoscope's radius (m): the clearance a straight corridor to a target needs.
+ENDOSCOPE_RADIUS = 0.004
+
+
+def passage_function(robot: Robot, test: str):
+    """A `bioik.solve`-shaped function for scene test `test` (generic goal set only) that
+    finds each target's passage in the scene (`bioik.PassageFinder`: no annotation used)
+    and solves by kinematic decoupling through it for up to PASSAGE_SHARE of the timeout;
+    where it finds none, or decoupling has not answered by then, `lm` with the collision
+    costs and the exact check takes the rest of the timeout."""
+    from bioik.decoupling import Decoupler
+    from bioik.scene.passage import PassageFinder
+
+    name = scenario_of(test)
+    if name is None or goal_set_of(test) != "generic":
+        raise GoalSetRefused(f"{PASSAGE} runs on the scene tests without a goal set (scene:NAME); got {test}")
+    scenario = scenes.load(name)
+    dec = Decoupler(robot, scenes.TIP, SPLIT_LINK, scenario.scene, None, spheres=sphere_model(robot, links=scenes.ENDOSCOPE_COVER))
+    finder = PassageFinder(scenario.scene, reach=dec.reach, radius=ENDOSCOPE_RADIUS)
+
+    def solve(robot_: Robot, goals, *, seed=None, timeout: float, solver: str = PASSAGE, callback=None,
+              position_tolerance: float = TOLERANCE[0], rotation_tolerance: float = TOLERANCE[1], random_seed=None, **kwargs):
+        t0 = time.monotonic()
+        (pose,) = [g for g in goals if isinstance(g, PoseGoal)]
+        T = pose.pose
+        found = finder.find(T[:3, 3], T[:3, 2])
+        calls = attempts = iterations = 0
+        if found is not None:
+            share = PASSAGE_SHARE * timeout - (time.monotonic() - t0)
+            if share > 0.0:
+                res = dec.solve(T, timeout=share, random_seed=random_seed, callback=callback, position_tolerance=position_tolerance,
+                                rotation_tolerance=rotation_tolerance, opening=(found.point, found.axis, found.diameter))
+                if res.success:
+                    return res
+                calls, attempts, iterations = res.callback_calls, res.restarts + 1, res.iterations
+        left = max(timeout - (time.monotonic() - t0), 1e-6)
+        res = bioik.solve(robot_, goals, seed=seed, timeout=left, solver="lm", callback=callback, random_seed=random_seed,
+                          position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance, **kwargs)
+        res.callback_calls += calls
+        res.restarts += attempts
+        res.iterations += iterations
+        return res
 
     return solve
 

@@ -56,6 +56,11 @@ GOAL_SET_SEPARATOR = "/"
 #: scenario, the others are built around a scenario's opening (the tanks).
 GOAL_SETS = ("generic", "rejection", "rcm", "rcm_multi", "line", "alignment", "lookat")
 OPENING_GOAL_SETS = GOAL_SETS[2:]
+#: Solvers the bench builds itself for scene tests (`bioik.bench.scenes`): kinematic
+#: decoupling through the scenario's annotated opening, and through the passage found in the
+#: scene (`bioik.PassageFinder`, a generic solver), with `lm` where there is none.
+DECOUPLED, PASSAGE = "decoupled", "passage"
+SCENE_SOLVERS = (DECOUPLED, PASSAGE)
 SEED_MODES = ("random", "none", "fixed", "warm")
 SCALE_ROBOTS = ("snake30", "snake90", "snake180")
 TRACK_RADIUS_FRACTION = 0.1
