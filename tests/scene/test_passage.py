@@ -64,6 +64,19 @@ def test_points_in_the_open_or_sealed_in_have_none(tank):
     assert PassageFinder(Scene(), reach=0.5).find((0.0, 0.0, 0.0), (0, 0, 1)) is None
 
 
+def test_a_point_with_many_ways_out_is_in_the_open():
+    """A box open on one side (a shelf compartment, 20 cm deep, 8 cm high): its mouth is
+    narrower than `narrow`, but a tenth of the rays from the back wall get out, so the tool
+    need not pass one place."""
+    shelf = Scene()
+    for name, z in (("below", -0.045), ("above", 0.045)):
+        shelf.add_box(name, (0.2, 0.4, 0.01), _at(0.0, 0.0, z))
+    shelf.add_box("back", (0.01, 0.4, 0.1), _at(-0.105, 0.0, 0.0))
+    point = (-0.1, 0.0, 0.0)
+    assert PassageFinder(shelf, reach=0.5, radius=0.004).find(point, (-1, 0, 0)) is None
+    assert PassageFinder(shelf, reach=0.5, radius=0.004, enclosed=1.0).find(point, (-1, 0, 0)) is not None
+
+
 def test_the_hydrogen_tank_opening_is_found_for_its_stored_targets():
     scenario = scenes.load("HydrogenTankSmall")
     finder = PassageFinder(scenario.scene, reach=0.46, radius=0.004)
@@ -79,6 +92,7 @@ def test_the_hydrogen_tank_opening_is_found_for_its_stored_targets():
     (dict(reach=0.5, radius=-1.0), ValueError),
     (dict(reach=0.5, rays=0), ValueError),
     (dict(reach=0.5, half_angle=0.0), ValueError),
+    (dict(reach=0.5, enclosed=-0.1), ValueError),
 ])
 def test_bad_settings_are_refused(tank, kwargs, error):
     with pytest.raises(error):
