@@ -99,6 +99,10 @@ class Decoupler:
             `bioik.scenes.Opening` will do); None: each `solve` is given its own.
         spheres: the robot's sphere cover for the collision goals (default: `sphere_model`).
         solver: the solver of both parts.
+
+    Attributes:
+        reach: the distal part's length (m), along its links: how far from the target the
+            opening may lie (`bioik.PassageFinder(scene, reach=decoupler.reach)`).
     """
 
     def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...] | None, *,
