@@ -45,6 +45,17 @@ def test_success_is_checked_at_the_protocols_tolerance(tmp_path):
     assert np.all(o.success == ((o.position_error <= 1e-5) & (o.rotation_error <= 1e-5)))
 
 
+def test_searches_racing_on_threads_solve_what_one_of_them_solves(tmp_path):
+    """threads=4: four searches per target, the first from the start, the others random; a
+    target is solved when one of them solves it (an iteration budget, not the clock)."""
+    one = common.run(common.Protocol("ur5", "jac", 40, timeout=1.0, max_iterations=12), tmp_path / "r.db")
+    four = common.run(common.Protocol("ur5", "jac", 40, timeout=1.0, max_iterations=12, threads=4), tmp_path / "r.db")
+    assert four.rate > one.rate > 0.0
+    assert np.all(four.success == ((four.position_error <= 1e-5) & (four.rotation_error <= 1e-5)))
+    # one thread is the default and stays out of the key: rows stored before threads existed are found
+    assert "threads" not in common.Protocol("ur5", "jac").key() and '"threads": 4' in common.Protocol("ur5", "jac", threads=4).key()
+
+
 def test_the_protocol_names_its_start():
     with pytest.raises(ValueError, match="unknown start 'seedless'"):
         common.run(common.Protocol("ur5", "lm", 1, start="seedless"), Path(":memory:"))
