@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, align_z
 from bioik.scene.errors import SceneError
 from bioik.scene.scene import Scene
 from bioik.scene.sdf import scene_distance
@@ -81,15 +81,7 @@ def cone_directions(axis: np.ndarray, half_angle: float, count: int) -> np.ndarr
     z = 1.0 - (1.0 - math.cos(half_angle)) * k / count
     phi = k * math.pi * (3.0 - math.sqrt(5.0))
     s = np.sqrt(np.maximum(0.0, 1.0 - z * z))
-    return np.stack([s * np.cos(phi), s * np.sin(phi), z], axis=1) @ _frame(axis)
-
-
-def _frame(z: np.ndarray) -> np.ndarray:
-    """Rows x, y, z of a right-handed frame whose z is the unit vector z."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(helper, z)
-    x /= np.linalg.norm(x)
-    return np.stack([x, np.cross(z, x), z])
+    return np.stack([s * np.cos(phi), s * np.sin(phi), z], axis=1) @ align_z(axis).T
 
 
 @njit(inline="always", **JIT)
@@ -251,15 +243,15 @@ class PassageFinder:
         if self._box is None:
             return None
         u = axis / n
-        back = _frame(-u)
+        back = align_z(-u).T  # cone directions around z → around −u
         if _escaping(self.blob, p, self._open @ back, *self._box, self.skip, self.step) > self.enclosed * len(self._open):
             return None  # many ways out: the open
+        cones = [(cone @ back, radius) for cone, radius in self._cones]  # the same from every start
         out = np.zeros(1)
         # from the point, then (no straight way out: the tool must bend) from points back
         # along the tool, where its tip segment would end
         for start in (p, *(p - b * u for b in BACKOFFS)):
-            for cone, radius in self._cones:
-                dirs = cone @ back
+            for dirs, radius in cones:
                 k = _widest_ray(self.blob, start, dirs, *self._box, self.skip, self.reach, radius, self.step, self.narrow, out)
                 if k >= 0:
                     break
@@ -268,7 +260,7 @@ class PassageFinder:
         if k < 0 or out[0] >= self.narrow:
             return None
         ray = dirs[k]  # from start, out of the object
-        fan = self._fan @ _frame(ray)
+        fan = self._fan @ align_z(ray).T
         pts = np.empty((len(fan), 3))
         m = _crossings(self.blob, start, fan, *self._box, self.skip, self.reach, self.step, self.narrow, pts)
         if m == 0:
