@@ -12,7 +12,7 @@ import bioik
 from bioik.bench import ResultStore, generate
 from bioik.bench.report import summarize
 from bioik.bench.runner import check, run_experiment, target_goals
-from bioik.bench.targets import FKIK_POSITION, benchmark_tip, check_test, tips_of
+from bioik.bench.targets import FKIK_POSITION, benchmark_tip, check_test, load_bench_robot, tips_of
 from bioik.cli import main
 
 TIPS = ["left_tool0", "right_tool0"]
@@ -83,3 +83,18 @@ def test_cli_refuses_several_tips_off_fkik_and_goals_off_fkik(tmp_path, capsys, 
     assert main(["bench", "run", "--robot", "dual_ur5", "--solver", "lm", "--targets", "3", "--db", str(db), *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.search(message, err[0]) and not db.exists()
+
+
+def test_a_robot_name_with_a_group_runs_that_group_and_labels_its_rows(tmp_path, capsys):
+    assert load_bench_robot("dual_ur5[torso_both_arms]").dof == 13 and load_bench_robot("dual_ur5").dof == 12
+    with pytest.raises(bioik.UnknownNameError, match="unknown group 'torso' of robot 'dual_ur5'.*torso_both_arms"):
+        load_bench_robot("dual_ur5[torso]")
+    db = tmp_path / "r.db"
+    args = ["bench", "run", "--tip", TIPS[0], "--tip", TIPS[1], "--test", "fkik", "--solver", "lm", "--targets", "3",
+            "--timeout", "0.05", "--db", str(db)]
+    assert main([*args, "--robot", "dual_ur5[torso_both_arms]"]) == 0 and main([*args, "--robot", "dual_ur5"]) == 0
+    assert "dual_ur5[torso_both_arms] (tip left_tool0,right_tool0) · fkik ·" in capsys.readouterr().out
+    with ResultStore(db) as store:
+        assert sorted(e.robot for e in store.experiments()) == ["dual_ur5", "dual_ur5[torso_both_arms]"]
+    assert main([*args, "--robot", "dual_ur5[nope]"]) == 2
+    assert "unknown group 'nope'" in capsys.readouterr().err

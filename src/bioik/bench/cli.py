@@ -236,8 +236,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import (benchmark_tip, check_seed_mode, check_test, check_tips, default_seed_mode, generate,
-                                     scenario_of)
-    from bioik.robots import load_robot
+                                     load_bench_robot, scenario_of)
 
     for test in plan.tests:
         check_test(test)
@@ -262,7 +261,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
         except peers.PeerSkipped as e:
             _skip(str(e))
             plan.solvers.remove(s)
-    robots = {name: load_robot(name) for test in plan.tests for name in plan.robots_for(test)}
+    robots = {name: load_bench_robot(name) for test in plan.tests for name in plan.robots_for(test)}
     tips = {name: benchmark_tip(robot, plan.tip_for(name), name) for name, robot in robots.items()}
     # an edited robot is refused before any compilation or write
     ResultStore.check_robots(plan.db, {name: robot.fingerprint for name, robot in robots.items()})
@@ -399,8 +398,10 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                           description="Run experiments given by options, or by an experiment file (TOML with keys "
                                       f"{', '.join(TOML_KEYS)}; a relative db is relative to the file).")
     run.add_argument("experiment", nargs="?", help="experiment file (TOML); then only --db may be given, overriding the file's db")
-    run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path "
-                                                        "(repeatable; required except with --test scale)")
+    run.add_argument("--robot", action="append", help="bundled robot name, snakeN (an N-joint snake) or URDF path, "
+                                                        "with [GROUP] after it for a group other than its default "
+                                                        "(dual_ur5[torso_both_arms]; repeatable; required except with "
+                                                        "--test scale)")
     run.add_argument("--tip", action="append", help="the link whose poses are the targets, on every --robot (default: the "
                                                     "robot's one tip; needed for a robot with several); repeated with --test "
                                                     "fkik: every target poses all the tips, from one random configuration")
@@ -449,7 +450,7 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                          description="Tune a solver's parameters with Optuna's TPE [E 5.2, 8.16]: each trial solves the same "
                                      "targets; score = mean solve time, a failure counting as the timeout. BioIK 2 solvers "
                                      "search the ranges of [E Table 8.10]. Re-running the same command resumes the study.")
-    tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path")
+    tu.add_argument("--robot", required=True, help="bundled robot name, snakeN or URDF path, optionally with [GROUP]")
     tu.add_argument("--tip", help="the link whose poses are the targets (default: the robot's one tip)")
     tu.add_argument("--test", required=True, help=f"target set, one of {', '.join(t for t in TESTS if t not in ('scale', 'scene'))}, "
                                                   "or a scene test scene:NAME or scene:NAME/SET (robot elise_ur10; see "

@@ -40,6 +40,7 @@ import numpy as np
 from bioik import scenes
 from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
+from bioik.robots import load_robot
 
 TESTS = ("fkik", "unreachable", "grid", "track", "scale", "scene")
 #: fkik's goal kinds: one pose goal per tip ("fkik"), or one position goal ("fkik/position").
@@ -167,6 +168,17 @@ def check_seed_mode(mode: str) -> str:
 def default_seed_mode(test: str) -> str:
     """The seed mode of `test` when none is given: `warm` for `track` (a path), else `random`."""
     return "warm" if check_test(test) == "track" else "random"
+
+
+def load_bench_robot(spec: str) -> Robot:
+    """The robot a benchmark names: a bundled name, snakeN or a URDF path, optionally
+    followed by ``[GROUP]`` to make another of its groups active (``dual_ur5[torso_both_arms]``);
+    the whole string labels its results. An unknown group raises UnknownNameError naming
+    the robot's groups."""
+    name, bracket, group = spec.partition("[")
+    if bracket and group.endswith("]") and group[:-1] and name:
+        return load_robot(name, group=group[:-1])
+    return load_robot(spec)
 
 
 def benchmark_tip(robot: Robot, tip: str | list[str] | None = None, name: str | None = None) -> str:

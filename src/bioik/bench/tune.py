@@ -272,8 +272,7 @@ def tune(
     """
     from bioik.bench.runner import Job, fixed_seed, open_experiment, store_rows
     from bioik.bench.store import ResultStore
-    from bioik.bench.targets import benchmark_tip, check_test, default_seed_mode, generate
-    from bioik.robots import load_robot
+    from bioik.bench.targets import benchmark_tip, check_test, default_seed_mode, generate, load_bench_robot
 
     optuna = _optuna()
     check_test(test)
@@ -293,7 +292,7 @@ def tune(
     defaults = {**{r.name: family.defaults[r.name] for r in space}, **fixed}
     family.settings(defaults)  # non-numeric fixed values fail here
     ResultStore.check_writable(db)
-    robot = load_robot(robot_name)
+    robot = load_bench_robot(robot_name)
     tip = benchmark_tip(robot, tip, robot_name)
     ResultStore.check_robots(db, {robot_name: robot.fingerprint})  # before the warm-up and the study
     seed_mode = default_seed_mode(test)
