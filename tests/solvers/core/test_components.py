@@ -74,18 +74,26 @@ def test_a_components_step_is_the_damped_step_of_its_block(rng):
     np.testing.assert_allclose(costs, [0.5 * np.sum(e[row_comp == c] ** 2) for c in (0, 1)])
     dq = np.full(n, 7.0)
     m = max(rows, n)
+    free = (np.zeros(n), -np.ones(n), np.ones(n))  # q, lo, hi: no joint on a limit
     for c, lam in ((0, 0.3), (1, 0.01)):
         component_step(Je, e, rows, c, lam, var_comp, row_comp, np.empty(n, np.int64), np.empty((rows, n)), np.empty(rows),
-                       np.empty((m, m)), np.empty(m), np.empty(n), dq)
+                       np.empty((m, m)), np.empty(m), np.empty(n), dq, *free, np.empty(n), np.empty((m, m)), np.empty(m))
         Jc = Je[np.ix_(row_comp == c, var_comp == c)]
         expected = -np.linalg.solve(Jc.T @ Jc + lam * np.eye(Jc.shape[1]), Jc.T @ e[row_comp == c])
         np.testing.assert_allclose(dq[var_comp == c], expected, rtol=1e-9)
     assert np.all(dq[var_comp == 2] == 7.0)  # left alone
+    v = int(np.flatnonzero(var_comp == 0)[0])  # put a joint on the limit its step points to: it is held
+    q, lo, hi = np.zeros(n), -np.ones(n), np.ones(n)
+    q[v] = hi[v] if dq[v] > 0 else lo[v]
+    held = np.full(n, 7.0)
+    component_step(Je, e, rows, 0, 0.3, var_comp, row_comp, np.empty(n, np.int64), np.empty((rows, n)), np.empty(rows),
+                   np.empty((m, m)), np.empty(m), np.empty(n), held, q, lo, hi, np.empty(n), np.empty((m, m)), np.empty(m))
+    assert held[v] == 0.0 and not np.allclose(held[var_comp == 0], dq[var_comp == 0])
     whole = np.empty(n)  # with one damping for both, the blocks together are the whole damped step
     dq2 = np.zeros(n)
     for c in (0, 1):
         component_step(Je, e, rows, c, 0.05, var_comp, row_comp, np.empty(n, np.int64), np.empty((rows, n)), np.empty(rows),
-                       np.empty((m, m)), np.empty(m), np.empty(n), dq2)
+                       np.empty((m, m)), np.empty(m), np.empty(n), dq2, *free, np.empty(n), np.empty((m, m)), np.empty(m))
     assert damped_step(Je, e, rows, n, 0.05, np.empty((m, m)), np.empty(m), whole)
     np.testing.assert_allclose(dq2[var_comp != 2], whole[var_comp != 2], rtol=1e-8, atol=1e-12)
 

@@ -7,8 +7,8 @@ import bioik
 from bioik.goals.kernels import goal_residual
 from bioik.problem.layout import unpack
 from bioik.kinematics.jacobian import fk_jacobians
-from bioik.solvers.core.linalg import (SECONDARY_RATIO_MIN, cholesky_solve, damped_step, null_space_scratch, null_space_step,
-                                       shrink_secondary_bound, stack_residuals)
+from bioik.solvers.core.linalg import (HELD, SECONDARY_RATIO_MIN, cholesky_solve, damped_step, held_step, limit_sides,
+                                       null_space_scratch, null_space_step, shrink_secondary_bound, stack_residuals)
 
 
 def test_cholesky_solve_matches_numpy(rng):
@@ -31,6 +31,41 @@ def test_damped_step_solves_the_regularised_least_squares(rng, rows, n):
     assert damped_step(J, e, rows, n, lam, np.empty((m, m)), np.empty(m), dq)
     expected = -np.linalg.solve(J.T @ J + lam * np.eye(n), J.T @ e)
     np.testing.assert_allclose(dq, expected, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("rows, n", [(12, 9), (6, 14)])  # joint-space and task-space forms
+@pytest.mark.parametrize("trial", range(5))
+def test_held_step_holds_the_joints_pressing_out_of_their_limits_and_solves_with_the_rest(rng, rows, n, trial):
+    J = rng.normal(size=(rows, n))
+    e = rng.normal(size=rows)
+    lam, m = 0.05, max(rows, n)
+    lo, hi = -np.ones(n), np.ones(n)
+    q = rng.uniform(-0.5, 0.5, size=n)
+    q[:4] = [-1.0, 1.0, -1.0, 1.0]  # four joints on a limit
+    side, dq = np.empty(n), np.empty(n)
+    limit_sides(q, lo, hi, side)
+    assert list(side[:5]) == [-1.0, 1.0, -1.0, 1.0, 0.0]
+    assert held_step(J, e, rows, n, lam, np.empty((m, m)), np.empty(m), dq, side, np.empty((m, m)), np.empty(m))
+    held = side == HELD
+    assert not held[4:].any() and np.all(dq[held] == 0.0)
+    free = ~held
+    Jf = J[:, free]  # the free joints take the damped step of the problem without the held ones
+    np.testing.assert_allclose(dq[free], -np.linalg.solve(Jf.T @ Jf + lam * np.eye(free.sum()), Jf.T @ e), rtol=1e-8, atol=1e-12)
+    at = np.array([-1.0, 1.0, -1.0, 1.0])  # no free joint on a limit steps out of it
+    assert np.all(at[free[:4]] * dq[:4][free[:4]] <= 0.0)
+    unheld = np.zeros(n)  # with no joint on a limit it is the damped step
+    assert held_step(J, e, rows, n, lam, np.empty((m, m)), np.empty(m), dq, unheld, np.empty((m, m)), np.empty(m))
+    whole = np.empty(n)
+    assert damped_step(J, e, rows, n, lam, np.empty((m, m)), np.empty(m), whole)
+    np.testing.assert_array_equal(dq, whole)
+
+
+def test_held_step_holds_a_joint_whose_step_leaves_its_range():
+    J = np.array([[1.0, 0.2], [0.0, 1.0]])  # joint 0 at its upper limit, the error asks it to grow
+    e = np.array([-1.0, 0.0])
+    dq, side = np.empty(2), np.array([1.0, 0.0])
+    assert held_step(J, e, 2, 2, 1e-9, np.empty((2, 2)), np.empty(2), dq, side, np.empty((2, 2)), np.empty(2))
+    assert side[0] == HELD and dq[0] == 0.0 and dq[1] == pytest.approx(0.2 / 1.04, rel=1e-6)  # joint 1 does what it can
 
 
 def test_null_space_step_leaves_the_primary_task_alone(rng):

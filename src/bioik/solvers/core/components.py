@@ -20,7 +20,7 @@ from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1, SECONDARY, SIZE
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.program import PARENT, VAR
-from bioik.solvers.core.linalg import damped_step
+from bioik.solvers.core.linalg import held_step
 
 
 @njit(inline="always", **JIT)
@@ -97,13 +97,15 @@ def component_costs(e, rows, row_comp, costs):
 
 
 @njit(**JIT)
-def component_step(Je, e, rows, c, lam, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq):
+def component_step(Je, e, rows, c, lam, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq, q, lo, hi, side, N, g):
     """The damped step of component c alone (its rows and variables gathered, solved with
-    damping lam, scattered into dq); the other entries of dq are left as they are."""
+    damping lam and the joints on a limit held, as `held_step`; scattered into dq); the
+    other entries of dq are left as they are. side, N, g: scratch."""
     nc = 0
     for v in range(var_comp.shape[0]):
         if var_comp[v] == c:
             cols[nc] = v
+            side[nc] = -1.0 if q[v] <= lo[v] else (1.0 if q[v] >= hi[v] else 0.0)
             nc += 1
     rc = 0
     for r in range(rows):
@@ -112,7 +114,7 @@ def component_step(Je, e, rows, c, lam, var_comp, row_comp, cols, Jc, ec, M, b, 
                 Jc[rc, j] = Je[r, cols[j]]
             ec[rc] = e[r]
             rc += 1
-    if not damped_step(Jc, ec, rc, nc, lam, M, b, dqc):
+    if not held_step(Jc, ec, rc, nc, lam, M, b, dqc, side, N, g):
         dqc[:nc] = 0.0
     for j in range(nc):
         dq[cols[j]] = dqc[j]

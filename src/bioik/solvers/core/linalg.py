@@ -52,8 +52,10 @@ def cholesky_solve(M, b, m):
 
 
 @njit(inline="always", **JIT)
-def damped_step(Je, e, rows, n, lam, M, b, dq):
-    """dq = −(JᵀJ + λI)⁻¹Jᵀe for the first `rows` rows of Je, e. M, b: scratch (≥ max(rows, n))."""
+def normal_equations(Je, e, rows, n, lam, M, b):
+    """The damped normal equations of the first `rows` rows of Je, e, in the smaller space:
+    joint space (rows ≥ n) M = JᵀJ + λI, b = −Jᵀe; task space M = JJᵀ + λI, b = −e (lower
+    triangle of M). Returns their size."""
     if rows >= n:
         for i in range(n):
             for j in range(i + 1):
@@ -66,27 +68,105 @@ def damped_step(Je, e, rows, n, lam, M, b, dq):
             for k in range(rows):
                 s += Je[k, i] * e[k]
             b[i] = -s
-        if not cholesky_solve(M, b, n):
-            return False
+        return n
+    for i in range(rows):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(n):
+                s += Je[i, k] * Je[j, k]
+            M[i, j] = s
+        M[i, i] += lam
+        b[i] = -e[i]
+    return rows
+
+
+@njit(inline="always", **JIT)
+def _step_from(Je, rows, n, b, dq):
+    """dq from the solved normal equations (b): b itself in joint space, Jᵀb in task space."""
+    if rows >= n:
         for i in range(n):
             dq[i] = b[i]
     else:
-        for i in range(rows):
-            for j in range(i + 1):
-                s = 0.0
-                for k in range(n):
-                    s += Je[i, k] * Je[j, k]
-                M[i, j] = s
-            M[i, i] += lam
-            b[i] = -e[i]
-        if not cholesky_solve(M, b, rows):
-            return False
         for k in range(n):
             s = 0.0
             for i in range(rows):
                 s += Je[i, k] * b[i]
             dq[k] = s
+
+
+@njit(inline="always", **JIT)
+def damped_step(Je, e, rows, n, lam, M, b, dq):
+    """dq = −(JᵀJ + λI)⁻¹Jᵀe for the first `rows` rows of Je, e. M, b: scratch (≥ max(rows, n))."""
+    if not cholesky_solve(M, b, normal_equations(Je, e, rows, n, lam, M, b)):
+        return False
+    _step_from(Je, rows, n, b, dq)
     return True
+
+
+HELD = 2.0  # a `held_step` side: the joint's column is dropped
+
+
+@njit(inline="always", **JIT)
+def held_step(Je, e, rows, n, lam, M, b, dq, side, N, g):
+    """`damped_step`, with the joints that press against a limit held: side[i] is −1 for a
+    joint at its lower limit, +1 at its upper one, else 0 (overwritten). A joint whose step
+    points out of its range is held (its column dropped) and the step solved again, until
+    no joint presses out; held joints do not move. Clamping such a step instead loses the
+    part the held joint was to make, which the other joints could have made: an arm on
+    tight wrist limits then stalls and needs many restarts. N, g: scratch like M, b (the
+    normal equations are formed once; holding joints edits a copy of them). Returns False
+    where a system is not positive definite."""
+    m = normal_equations(Je, e, rows, n, lam, N, g)
+    for i in range(n):  # the steepest-descent direction −Jᵀe out of the range: held from the start
+        if side[i] != 0.0:
+            if rows >= n:
+                d = g[i]
+            else:
+                d = 0.0
+                for k in range(rows):
+                    d -= Je[k, i] * e[k]
+            if side[i] * d > 0.0:
+                side[i] = HELD
+    for _ in range(n + 1):
+        for i in range(m):
+            for j in range(i + 1):
+                M[i, j] = N[i, j]
+            b[i] = g[i]
+        if rows >= n:  # joint space: a held joint's row and column become the identity's
+            for i in range(n):
+                if side[i] == HELD:
+                    for j in range(i):
+                        M[i, j] = 0.0
+                    for j in range(i + 1, n):
+                        M[j, i] = 0.0
+                    M[i, i] = 1.0
+                    b[i] = 0.0
+        else:  # task space: JJᵀ loses the held columns' outer products
+            for v in range(n):
+                if side[v] == HELD:
+                    for i in range(rows):
+                        for j in range(i + 1):
+                            M[i, j] -= Je[i, v] * Je[j, v]
+        if not cholesky_solve(M, b, m):
+            return False
+        _step_from(Je, rows, n, b, dq)
+        pressed = False
+        for i in range(n):
+            if side[i] == HELD:
+                dq[i] = 0.0
+            elif side[i] * dq[i] > 0.0:
+                side[i] = HELD
+                pressed = True
+        if not pressed:
+            return True
+    return True
+
+
+@njit(inline="always", **JIT)
+def limit_sides(q, lo, hi, side):
+    """side[i] = −1 where q[i] is at its lower limit, +1 at its upper one, else 0 (for `held_step`)."""
+    for i in range(q.shape[0]):
+        side[i] = -1.0 if q[i] <= lo[i] else (1.0 if q[i] >= hi[i] else 0.0)
 
 
 @njit(**JIT)

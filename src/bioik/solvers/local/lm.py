@@ -34,7 +34,7 @@ from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.components import component_costs, component_step, goal_components
-from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, damped_step, null_space_scratch,
+from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, held_step, limit_sides, null_space_scratch,
                                        null_space_step, shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.restarts import restart
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
@@ -98,10 +98,11 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     es = np.empty(R if has_secondary else 1)
     Js = np.empty((R if has_secondary else 1, n))
     ns = null_space_scratch(R if has_secondary else 1, n)
-    M = np.empty((m, m))
-    b = np.empty(m)
+    M, N = np.empty((m, m)), np.empty((m, m))
+    b, rhs = np.empty(m), np.empty(m)
     dq = np.empty(n)
     moved = np.empty(n, dtype=np.bool_)
+    side = np.empty(n)
     gt_inner = gt * settings[SETTING.tolerance_scale]
     k_damp, stall_ratio = settings[SETTING.damping], settings[SETTING.stall_ratio]
     attempt_max = int(settings[SETTING.attempt_iterations])
@@ -154,7 +155,8 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
                 restarts += 1
                 E_prev, stalls, attempt = np.inf, 0, 0
                 continue
-            if not damped_step(Je, e, rows, n, lam, M, b, dq):
+            limit_sides(qc, lo, hi, side)
+            if not held_step(Je, e, rows, n, lam, M, b, dq, side, N, rhs):
                 dq[:] = 0.0
             attempt += 1
         else:
@@ -178,7 +180,8 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
                         restarted = True
                         continue  # its next step waits for the new FK
                 Ec_prev[c] = Ec[c]
-                component_step(Je, e, rows, c, k_damp * Ec[c] + 1e-12, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq)
+                component_step(Je, e, rows, c, k_damp * Ec[c] + 1e-12, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq,
+                               qc, lo, hi, side, N, rhs)
                 attempt_c[c] += 1
             if stop:
                 break
