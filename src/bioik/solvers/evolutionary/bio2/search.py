@@ -256,7 +256,7 @@ def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, st
     population = Population(genes, np.zeros((I, S, P, n)), np.full((I, S, P), np.inf), q.copy(), np.empty(S))
     m = max(R, n)
     lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
-               np.empty(n), null_space_scratch(R, n))
+               np.empty(n), null_space_scratch(R, n), np.empty(n), np.empty((m, m)), np.empty(m))
     M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
     ex, gs, poff, pool, seg, errors = step_scratch(x0, seg_i, O, G, P, C)
     ls = LineScratch(np.empty((5, L)), np.empty((1, n)), np.empty(n), np.empty(M), np.empty((10, M)))
