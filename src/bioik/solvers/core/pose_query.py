@@ -107,7 +107,7 @@ def query_finish(prob, q, io, clipped, found, work, frame_at_q):
     moved = wrap_near(q, vdata[:, REFERENCE], bounds[0], bounds[1], io[t : t + n])
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
-    seg, e, _, _, _, _, frame, err, _, _ = work
+    seg, e, _, _, _, _, frame, err, _, _, _, _, _ = work
     if frame_at_q and not moved:
         px, py, pz, qw, qx, qy, qz = frame[0], frame[1], frame[2], frame[3], frame[4], frame[5], frame[6]
     else:
@@ -125,15 +125,15 @@ def query_finish(prob, q, io, clipped, found, work, frame_at_q):
 def workspace_size(segments, n):
     """Length of the buffer a `workspace` for this many segments and n variables needs."""
     m = max(6, n)
-    return 7 * max(segments, 1) + 6 + 6 * n + m * m + m + n + 7 + 6 + 2 * n
+    return 7 * max(segments, 1) + 6 + 6 * n + 2 * (m * m + m) + n + 7 + 6 + 3 * n
 
 
 @njit(inline="always", **JIT)
 def workspace(buf, seg_i, n):
     """Scratch for the pose helpers, carved from buf (at least `workspace_size` long):
     (FK segments, reduced residual, its Jacobian, normal equations, right-hand side, step,
-    frame, errors, trial point, best point) for a chain of seg_i.shape[0] segments and n
-    variables."""
+    frame, errors, trial point, best point, and `held_step`'s limit sides, normal equations
+    and right-hand side) for a chain of seg_i.shape[0] segments and n variables."""
     S = max(seg_i.shape[0], 1)
     m = max(6, n)
     k = 0
@@ -153,7 +153,11 @@ def workspace(buf, seg_i, n):
     k += 7
     err = buf[k : k + 6]
     k += 6
-    return seg, e, Je, M, b, dq, frame, err, buf[k : k + n], buf[k + n : k + 2 * n]
+    xt, x, side = buf[k : k + n], buf[k + n : k + 2 * n], buf[k + 2 * n : k + 3 * n]
+    k += 3 * n
+    N = buf[k : k + m * m].reshape((m, m))
+    k += m * m
+    return seg, e, Je, M, b, dq, frame, err, xt, x, side, N, buf[k : k + m]
 
 
 @njit(inline="always", **JIT)

@@ -2,7 +2,7 @@
 (`bioik.solvers.core.pose_query`), and the same LM attempt as `bio2_lm`'s memetic step.
 
 The same search as `lm_search` — same parameters, damping λ = k·E with every step
-accepted, clamping to the limits, restarts on stalls, the same internal acceptance
+accepted, joints on a limit held and the rest clamped, restarts on stalls, the same internal acceptance
 margin — but FK, the residual and the Jacobian of the reduced residual (a 6×6 system,
 the same steps) are computed in one pass over the chain, with no allocation and no goal
 dispatch inside the loop.
@@ -15,7 +15,7 @@ from numba import njit
 
 from bioik.problem.layout import unpack
 from bioik.kinematics.frames import KERNEL
-from bioik.solvers.core.linalg import damped_step
+from bioik.solvers.core.linalg import held_step, limit_sides
 from bioik.solvers.core.clock import now
 from bioik.goals.pose import reduced_pose_residual
 from bioik.solvers.core.pose_query import (
@@ -29,7 +29,8 @@ from bioik.solvers.core.rng import random_configuration
 def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, deadline):
     """One LM attempt from x for the problem's (`ProblemViews`) single pose-type goal: FK, residual, the
     acceptance test at tolerances (tp, tr) once the cost is low enough to pass it, then a
-    damped step (λ = k·E, always taken, clamped), for up to `iterations` steps, until the
+    damped step (λ = k·E, always taken, joints pressing against a limit held as in `lm`,
+    clamped), for up to `iterations` steps, until the
     cost fails to fall below stall_ratio × its previous value twice in a row, or past the
     deadline (the clock is read every 32 steps: a stall ratio above 1 never stalls).
 
@@ -37,7 +38,7 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, d
     ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
     seg_i, seg_f, gi, gf, gw = prob.seg_i, prob.seg_f, prob.gi, prob.gf, prob.gw
     lo, hi = prob.bounds[0], prob.bounds[1]
-    seg, e, Je, M, b, dq, frame, err, xt, _ = work
+    seg, e, Je, M, b, dq, frame, err, xt, _, side, N, rhs = work
     n = x.shape[0]
     kind, has_p, has_r, wp, wr, r0, R = goal_rows(gi, gf, gw)
     g = gf[0]
@@ -66,7 +67,8 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, d
             break
         E_prev = E
         jacobian(seg_i, seg_f, seg, tip, px, py, pz, has_p, has_r, wp, wr, r0, Je)
-        if not damped_step(Je, e, R, n, k_damp * E + 1e-12, M, b, dq):
+        limit_sides(xt, lo, hi, side)
+        if not held_step(Je, e, R, n, k_damp * E + 1e-12, M, b, dq, side, N, rhs):
             dq[:] = 0.0
         for i in range(n):
             xt[i] = min(max(xt[i] + dq[i], lo[i]), hi[i])
