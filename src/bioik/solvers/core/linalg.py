@@ -117,16 +117,6 @@ def held_step(Je, e, rows, n, lam, M, b, dq, side, N, g):
     normal equations are formed once; holding joints edits a copy of them). Returns False
     where a system is not positive definite."""
     m = normal_equations(Je, e, rows, n, lam, N, g)
-    for i in range(n):  # the steepest-descent direction −Jᵀe out of the range: held from the start
-        if side[i] != 0.0:
-            if rows >= n:
-                d = g[i]
-            else:
-                d = 0.0
-                for k in range(rows):
-                    d -= Je[k, i] * e[k]
-            if side[i] * d > 0.0:
-                side[i] = HELD
     for _ in range(n + 1):
         for i in range(m):
             for j in range(i + 1):
