@@ -118,3 +118,28 @@ def test_chain_group_selects_its_joints_and_tip():
     robot = bioik.load_robot(TREE_URDF, group=[("base", "tip_b")])
     assert robot.variable_names == ["j1", "slide"]
     assert robot.tips == ["tip_b"]
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e-5, 1e-2, 1.0])  # small angles take the skew part, large ones the trace
+def test_fk_pose_errors_are_the_distance_and_angle_from_each_target(rng, scale):
+    from scipy.spatial.transform import Rotation
+
+    from bioik.kinematics.fk import fk_pose_errors
+
+    robot = bioik.load_robot("dual_ur5")
+    links = ["left_tool0", "right_tool0"]
+    idx = np.array([robot.link_index(l) for l in links])
+    p = robot.program
+    for _ in range(20):
+        q = robot.random_configuration(rng)
+        A = robot.fk(q, links=links)
+        T = A.copy()
+        turns = Rotation.from_rotvec(rng.normal(size=(2, 3)) * scale)
+        shifts = rng.normal(size=(2, 3)) * scale
+        for k in range(2):
+            T[k, :3, :3] = A[k, :3, :3] @ turns[k].as_matrix()
+            T[k, :3, 3] += shifts[k]
+        errors = np.empty((2, 2))
+        fk_pose_errors(p.seg_i, p.seg_f, p.out_seg, p.out_tf, q, idx, T, np.empty((p.seg_i.shape[0], 7)), errors)
+        np.testing.assert_allclose(errors[:, 0], np.linalg.norm(shifts, axis=1), rtol=1e-6, atol=1e-14)
+        np.testing.assert_allclose(errors[:, 1], turns.magnitude(), rtol=1e-6, atol=1e-12)

@@ -103,3 +103,33 @@ def fk_link(seg_i, seg_f, out_seg, out_tf, q, o, seg, chain, result):
     f = np.empty((1, 7))
     _output(out_seg, out_tf, seg, o, f, 0)
     frame_to_matrix(f[0], result)
+
+
+@njit(**JIT)
+def fk_pose_errors(seg_i, seg_f, out_seg, out_tf, q, outputs, T, seg, errors):
+    """errors[k] ← (position error m, rotation angle rad) of requested link outputs[k] at q
+    from the target pose T[k] (4×4), by exact FK: what a benchmark checks an answer with,
+    in one call (the check runs inside the timed solve). The angle comes from the trace of
+    AᵀT, or below 1e-3 rad from its skew part (arccos is ill-conditioned near 0)."""
+    fk_segments(seg_i, seg_f, q, seg)
+    f = np.empty((1, 7))
+    A = np.empty((4, 4))
+    for k in range(outputs.shape[0]):
+        _output(out_seg, out_tf, seg, outputs[k], f, 0)
+        frame_to_matrix(f[0], A)
+        Tk = T[k]
+        dx, dy, dz = A[0, 3] - Tk[0, 3], A[1, 3] - Tk[1, 3], A[2, 3] - Tk[2, 3]
+        errors[k, 0] = np.sqrt(dx * dx + dy * dy + dz * dz)
+        trace = 0.0
+        for i in range(3):
+            for j in range(3):
+                trace += A[j, i] * Tk[j, i]  # (AᵀT)ᵢᵢ summed
+        angle = np.arccos(min(1.0, max(-1.0, (trace - 1.0) / 2.0)))
+        if angle < 1e-3:
+            x = y = z = 0.0
+            for j in range(3):  # the skew part of R = AᵀT: R21 − R12, R02 − R20, R10 − R01
+                x += A[j, 2] * Tk[j, 1] - A[j, 1] * Tk[j, 2]
+                y += A[j, 0] * Tk[j, 2] - A[j, 2] * Tk[j, 0]
+                z += A[j, 1] * Tk[j, 0] - A[j, 0] * Tk[j, 1]
+            angle = np.arcsin(min(1.0, np.sqrt(x * x + y * y + z * z) / 2.0))
+        errors[k, 1] = angle
