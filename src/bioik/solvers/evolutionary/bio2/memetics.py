@@ -27,6 +27,7 @@ from bioik.goals.acceptance import goal_errors
 from bioik.kinematics.frames import JIT, KERNEL
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.clock import now
+from bioik.solvers.core.components import component_costs, component_step
 from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, held_step, limit_sides, null_space_step,
                                        shrink_secondary_bound, stack_residuals)
 from bioik.solvers.core.rng import uniform
@@ -257,7 +258,9 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
 @njit(**KERNEL)
 def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken, the
-    joints pressing against a limit held as in `lm`) on the exact residual Jacobians of the primary goals, secondary goals in their null space
+    joints pressing against a limit held as in `lm`; pose-type goals that share no joint
+    stepped as independent sub-problems, each damped by its own cost, as `lm` does) on the
+    exact residual Jacobians of the primary goals, secondary goals in their null space
     (their step bounded by the primary one as in `lm`),
     from x for up to `iterations` steps, until the cost fails to fall below
     stall_ratio × its previous value twice in a row (as an `lm` attempt), from x = ex.x0.
@@ -267,7 +270,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, aux, lo, hi = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds[0], prob.bounds[1]
     x, frames, J, r, Jr, scratch = ex.x0, ex.frames0, ex.J0, gs.r, gs.Jr, gs.scratch
-    e, Je, es, Js, M, b, dq, xt, ns, side, N, rhs = lm_work
+    e, Je, es, Js, M, b, dq, xt, ns, side, N, rhs, var_comp, row_comp, cols, Jc, ec, dqc, Ec = lm_work
     n = x.shape[0]
     for v in range(n):
         xt[v] = x[v]
@@ -292,9 +295,16 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
             break
         E_prev = E
         lam = lam_k * E + 1e-12
-        limit_sides(xt, lo, hi, side)
-        if not held_step(Je, e, rows, n, lam, M, b, dq, side, N, rhs):
-            break
+        if Ec.shape[0] > 1:  # independent sub-problems: a step of its own each, damped by its own cost
+            component_costs(e, rows, row_comp, Ec)
+            dq[:] = 0.0
+            for c in range(Ec.shape[0]):
+                component_step(Je, e, rows, c, lam_k * Ec[c] + 1e-12, var_comp, row_comp, cols, Jc, ec, M, b, dqc, dq,
+                               xt, lo, hi, side, N, rhs)
+        else:
+            limit_sides(xt, lo, hi, side)
+            if not held_step(Je, e, rows, n, lam, M, b, dq, side, N, rhs):
+                break
         if has_secondary:
             srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, es, Js, True)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)

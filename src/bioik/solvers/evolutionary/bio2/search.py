@@ -55,6 +55,7 @@ from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, STATS_SLOTS, unpack
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now, stoppable
+from bioik.solvers.core.components import goal_components
 from bioik.solvers.core.family import Family, compiled
 from bioik.solvers.core.islands import flag_raised, raise_flag, run_islands
 from bioik.solvers.core.linalg import null_space_scratch
@@ -255,8 +256,11 @@ def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, st
     genes = initial_genes(q, I, S, P, first, variant == LM, settings[SETTING.random_init] != 0.0, rng, slo, shi)
     population = Population(genes, np.zeros((I, S, P, n)), np.full((I, S, P), np.inf), q.copy(), np.empty(S))
     m = max(R, n)
+    goal_comp, var_comp, row_comp = np.empty(G, np.int64), np.empty(n, np.int64), np.empty(R, np.int64)
+    K = goal_components(gi, seg_i, out_seg, n, goal_comp, var_comp, row_comp, variant == LM)  # LM steps per sub-problem
     lm_work = (np.empty(R), np.empty((R, n)), np.empty(R), np.empty((R, n)), np.empty((m, m)), np.empty(m), np.empty(n),
-               np.empty(n), null_space_scratch(R, n), np.empty(n), np.empty((m, m)), np.empty(m))
+               np.empty(n), null_space_scratch(R, n), np.empty(n), np.empty((m, m)), np.empty(m), var_comp, row_comp,
+               np.empty(n, np.int64), np.empty((R, n) if K > 1 else (1, 1)), np.empty(R), np.empty(n), np.empty(K))
     M = (n + 7) // 8 * 8  # SIMD lanes of `line_search_single`'s gradient
     ex, gs, poff, pool, seg, errors = step_scratch(x0, seg_i, O, G, P, C)
     ls = LineScratch(np.empty((5, L)), np.empty((1, n)), np.empty(n), np.empty(M), np.empty((10, M)))
