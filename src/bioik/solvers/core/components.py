@@ -20,7 +20,7 @@ from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1, SECONDARY, SIZE
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.program import PARENT, VAR
-from bioik.solvers.core.linalg import held_step
+from bioik.solvers.core.linalg import held_step, limit_side
 
 
 @njit(inline="always", **JIT)
@@ -105,7 +105,7 @@ def component_step(Je, e, rows, c, lam, var_comp, row_comp, cols, Jc, ec, M, b, 
     for v in range(var_comp.shape[0]):
         if var_comp[v] == c:
             cols[nc] = v
-            side[nc] = -1.0 if q[v] <= lo[v] else (1.0 if q[v] >= hi[v] else 0.0)
+            side[nc] = limit_side(q[v], lo[v], hi[v])
             nc += 1
     rc = 0
     for r in range(rows):

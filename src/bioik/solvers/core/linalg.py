@@ -153,10 +153,16 @@ def held_step(Je, e, rows, n, lam, M, b, dq, side, N, g):
 
 
 @njit(inline="always", **JIT)
+def limit_side(x, lo, hi):
+    """−1 for a value at its lower limit, +1 at its upper one, else 0 (a `held_step` side)."""
+    return -1.0 if x <= lo else (1.0 if x >= hi else 0.0)
+
+
+@njit(inline="always", **JIT)
 def limit_sides(q, lo, hi, side):
-    """side[i] = −1 where q[i] is at its lower limit, +1 at its upper one, else 0 (for `held_step`)."""
+    """side[i] = `limit_side` of q[i] (for `held_step`)."""
     for i in range(q.shape[0]):
-        side[i] = -1.0 if q[i] <= lo[i] else (1.0 if q[i] >= hi[i] else 0.0)
+        side[i] = limit_side(q[i], lo[i], hi[i])
 
 
 @njit(**JIT)

@@ -5,8 +5,8 @@ E = ½‖e‖², a damped step dq = −(JᵀJ + λI)⁻¹Jᵀe with λ = k·E (l
 gradient-like steps; near a solution: Gauss–Newton, quadratic convergence), every step
 accepted, then clamped to the joint limits; a joint on a limit whose step points out of
 its range is held and the step solved again without it (`held_step`: the other joints
-make what it cannot, where clamping would stall the attempt); secondary goals add their best step within
-the null space of the primary goals (task priority), at most `ratio` times as long as the
+make what it cannot, where clamping would stall the attempt); secondary goals add their
+best step within the null space of the primary goals (task priority), at most `ratio` times as long as the
 primary step (`null_space_step`: unbounded, its curvature error kept the primary goals from
 converging); the ratio starts at 8 and shrinks 4× (to 0.5, then to 0: off) after each step
 that fails to cut E, which then counts as no stall (`shrink_secondary_bound`), so they steer

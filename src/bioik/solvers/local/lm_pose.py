@@ -2,8 +2,8 @@
 (`bioik.solvers.core.pose_query`), and the same LM attempt as `bio2_lm`'s memetic step.
 
 The same search as `lm_search` — same parameters, damping λ = k·E with every step
-accepted, joints on a limit held and the rest clamped, restarts on stalls, the same internal acceptance
-margin — but FK, the residual and the Jacobian of the reduced residual (a 6×6 system,
+accepted, joints on a limit held and the rest clamped, restarts on stalls, the same
+internal acceptance margin — but FK, the residual and the Jacobian of the reduced residual (a 6×6 system,
 the same steps) are computed in one pass over the chain, with no allocation and no goal
 dispatch inside the loop.
 """
@@ -30,9 +30,9 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, d
     """One LM attempt from x for the problem's (`ProblemViews`) single pose-type goal: FK, residual, the
     acceptance test at tolerances (tp, tr) once the cost is low enough to pass it, then a
     damped step (λ = k·E, always taken, joints pressing against a limit held as in `lm`,
-    clamped), for up to `iterations` steps, until the
-    cost fails to fall below stall_ratio × its previous value twice in a row, or past the
-    deadline (the clock is read every 32 steps: a stall ratio above 1 never stalls).
+    clamped), for up to `iterations` steps, until the cost fails to fall below stall_ratio
+    × its previous value twice in a row, or past the deadline (the clock is read every 32
+    steps: a stall ratio above 1 never stalls).
 
     x ← the point that passed the test, else the best point seen. Returns (passed, cost
     ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
