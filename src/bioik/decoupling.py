@@ -26,6 +26,15 @@ proximal part (the arm that holds it, more joints, outside). Each attempt
    the callback, if any, accepts it) — otherwise the next attempt starts from other random
    seeds, until the timeout or the attempt budget.
 
+A target with no opening to pass (`opening=OPEN`: deep in a shelf compartment, where
+the arm must fold into one narrow family of configurations that random restarts of the
+whole robot rarely hit) is decoupled the same way without the RCM: step 1 keeps the
+distal part clear of the obstacles from a random start, its split link drawn towards the
+tool's straight extension back from the tip (secondary). On the EBIKE shelf's hardest
+targets step 1 succeeds in 99 % of the attempts and one attempt in 15 to 60 ends
+collision-free, about 1 ms each, where `lm` on the whole robot needs a thousand restarts
+or more.
+
 [E 8.10] inverted ELISE's URDF by hand and steered the distal part with the position
 goal alone; here the inversion is automatic for any serial split, and the opening also
 enters as a remote centre of motion, which makes the distal answer meet the hole exactly
@@ -55,10 +64,16 @@ DISTAL_ITERATIONS = 200
 PROXIMAL_ITERATIONS = 200
 #: Proximal solves per distal answer (the arm's other solution branches).
 PROXIMAL_TRIES = 8
+#: The opening of a target in the open (`Decoupler.solve(T, opening=OPEN)`): none to pass.
+OPEN = "open"
 
 
-def _opening(opening: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray, float]:
-    """(point, unit axis, RCM tolerance) of an opening (point, axis[, diameter])."""
+def _opening(opening: tuple[Any, ...] | str) -> tuple[np.ndarray, np.ndarray, float] | str:
+    """(point, unit axis, RCM tolerance) of an opening (point, axis[, diameter]), or OPEN."""
+    if isinstance(opening, str):
+        if opening != OPEN:
+            raise ValueError(f"Decoupler: opening must be (point, axis[, diameter]) or {OPEN!r}; got {opening!r}")
+        return OPEN
     parts = tuple(opening)
     if len(parts) not in (2, 3):
         raise ValueError(f"Decoupler: opening must be (point, axis) or (point, axis, diameter); got {opening!r}")
@@ -96,7 +111,8 @@ class Decoupler:
         split_link: the first link of the tool (the distal part).
         scene: the obstacles.
         opening: (point, axis into the object[, diameter]) in the base frame (a
-            `bioik.scenes.Opening` will do); None: each `solve` is given its own.
+            `bioik.scenes.Opening` will do); OPEN ("open"): targets in the open, no
+            opening to pass (see `solve`); None: each `solve` is given its own.
         spheres: the robot's sphere cover for the collision goals (default: `sphere_model`).
         solver: the solver of both parts.
 
@@ -105,7 +121,7 @@ class Decoupler:
             opening may lie (`bioik.PassageFinder(scene, reach=decoupler.reach)`).
     """
 
-    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...] | None, *,
+    def __init__(self, robot: Robot, tip: str, split_link: str, scene: Scene, opening: tuple[Any, ...] | str | None, *,
                  spheres: SphereModel | None = None, solver: str = "lm"):
         if not isinstance(scene, Scene):
             raise TypeError(f"Decoupler: scene must be a bioik.Scene; got {type(scene).__name__}")
@@ -147,7 +163,7 @@ class Decoupler:
 
     def solve(self, T: np.ndarray, *, timeout: float = 0.1, random_seed: int | None = None, max_attempts: int | None = None,
               position_tolerance: float = 1e-5, rotation_tolerance: float = 1e-5,
-              callback: Callable[[np.ndarray], bool] | None = None, opening: tuple[Any, ...] | None = None) -> Result:
+              callback: Callable[[np.ndarray], bool] | None = None, opening: tuple[Any, ...] | str | None = None) -> Result:
         """Decoupled solve for the tip pose T; see the module for the steps.
 
         Args:
@@ -159,7 +175,11 @@ class Decoupler:
             rotation_tolerance: the tip's rotation angle (rad) that counts as met.
             callback: `callback(q) -> bool`, asked last about every merged configuration.
             opening: this target's opening, (point, axis into the object[, diameter]) in
-                the base frame, instead of the decoupler's (one a `PassageFinder` found).
+                the base frame, instead of the decoupler's (one a `PassageFinder` found);
+                OPEN for a target with none to pass (deep in a shelf compartment, say):
+                the distal part then only keeps clear of the obstacles, its split link
+                drawn towards the point one distal length straight back along the tool
+                axis, and each attempt starts it from a random configuration.
 
         Returns:
             A `Result` like `bioik.solve`'s: goal_errors (1, 2) = the tip's (position, angle)
@@ -176,12 +196,17 @@ class Decoupler:
         rng = np.random.default_rng(random_seed)
         T_inv = rigid_inverse(T)
         collision = self._distal_collision(T_inv)
-        if opening is None and self.opening is None:
-            raise ValueError("decoupled solve: no opening: give one to the Decoupler or to solve(opening=...)")
-        point, axis, rcm_tolerance = self.opening if opening is None else _opening(opening)
-        trocar = T_inv[:3, :3] @ point + T_inv[:3, 3]
-        out = T_inv[:3, :3] @ (point - self.reach * axis) + T_inv[:3, 3]
-        distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=rcm_tolerance), collision, PositionGoal(self.split_link, out, secondary=True)]
+        given = self.opening if opening is None else _opening(opening)
+        if given is None:
+            raise ValueError(f"decoupled solve: no opening: give one to the Decoupler or to solve(opening=...), or {OPEN!r}")
+        if given is OPEN:  # the tool's straight extension back from the tip, in the target's frame
+            distal_goals = [collision, PositionGoal(self.split_link, (0.0, 0.0, -self.reach), secondary=True)]
+        else:
+            point, axis, rcm_tolerance = given
+            trocar = T_inv[:3, :3] @ point + T_inv[:3, 3]
+            out = T_inv[:3, :3] @ (point - self.reach * axis) + T_inv[:3, 3]
+            distal_goals = [RCMGoal(self._rcm_links, trocar, tolerance=rcm_tolerance), collision,
+                            PositionGoal(self.split_link, out, secondary=True)]
         best_q, best_err, checked, attempts, iterations = None, (math.inf, math.inf), 0, 0, 0
         while time.monotonic() < deadline and (max_attempts is None or attempts < max_attempts):
             attempts += 1
@@ -189,12 +214,14 @@ class Decoupler:
             if left <= 0:
                 break
             seed = int(rng.integers(2**31))
-            # first through the hole with no obstacles (cheap), then clear of them from there
-            g = solve(self.distal, distal_goals[::2], solver=self.solver, timeout=left, max_iterations=DISTAL_ITERATIONS,
-                      random_seed=seed)
-            d = solve(self.distal, distal_goals, solver=self.solver, seed=g.q, timeout=max(deadline - time.monotonic(), 1e-6),
+            start = None
+            if given is not OPEN:  # first through the hole with no obstacles (cheap), then clear of them from there
+                g = solve(self.distal, distal_goals[::2], solver=self.solver, timeout=left, max_iterations=DISTAL_ITERATIONS,
+                          random_seed=seed)
+                start, iterations = g.q, iterations + g.iterations
+            d = solve(self.distal, distal_goals, solver=self.solver, seed=start, timeout=max(deadline - time.monotonic(), 1e-6),
                       max_iterations=DISTAL_ITERATIONS, random_seed=seed)
-            iterations += g.iterations + d.iterations
+            iterations += d.iterations
             if not d.success:
                 continue
             split_pose = T @ self.distal.link_pose(d.q, self.split_link)
@@ -233,7 +260,7 @@ class Decoupler:
                       callback_calls=checked, restarts=max(attempts - 1, 0), iterations=iterations, solver=f"decoupled:{self.solver}")
 
 
-def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, ...], scene: Scene,
+def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, opening: tuple[Any, ...] | str, scene: Scene,
                     timeout: float = 0.1, random_seed: int | None = None, spheres: SphereModel | None = None,
                     solver: str = "lm", **kwargs: Any) -> Result:
     """Solve one tool-tip pose by kinematic decoupling (see the module).
@@ -244,7 +271,7 @@ def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, open
         robot: the robot.
         goals: one `PoseGoal` of the tool tip.
         split_link: the first link of the tool.
-        opening: (point, axis into the object[, diameter]) in the base frame.
+        opening: (point, axis into the object[, diameter]) in the base frame, or OPEN.
         scene: the obstacles.
         timeout: seconds for the whole solve.
         random_seed: RNG seed for a reproducible run.
@@ -263,4 +290,4 @@ def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, open
         g.pose, timeout=timeout, random_seed=random_seed, **kwargs)
 
 
-__all__ = ["Decoupler", "decoupled_solve"]
+__all__ = ["OPEN", "Decoupler", "decoupled_solve"]

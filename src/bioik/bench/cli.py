@@ -419,8 +419,9 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
                                                          "scenario with one: the tanks); the test is then named scene:NAME/SET, "
                                                          "as in an experiment file's tests")
     run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), "
-                     "passage (decoupling through the passage found in the scene, else lm; scene tests), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another "
-                                                         "IK library, pip install -e '.[peers]') (repeatable; default: bioik's default solver)")
+                     "passage (decoupling through the passage found in the scene, lm and decoupling with no opening, in "
+                     "turns; scene tests), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another IK library, pip "
+                     "install -e '.[peers]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
     run.add_argument("--targets", type=int, help="number of targets (default 100)")
     run.add_argument("--timeout", type=float, help="seconds per solve (default 0.005)")
