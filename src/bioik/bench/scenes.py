@@ -157,8 +157,8 @@ def passage_function(robot: Robot, test: str):
       finder sees where a ray grazes a shelf board is no opening the tool must take);
     - elsewhere: `lm`, then decoupling with no opening.
 
-    On the shelf, of the 76 targets `lm` needs more than 4 ms for (median over 11 runs),
-    decoupling with no opening was faster on 67 (median 4.4 ms against 8.3 ms); the few
+    On the shelf, of the 79 targets `lm` needs more than 4 ms for (median over 8 runs),
+    decoupling with no opening was faster on 69 (median 4.4 ms against 6.8 ms); the few
     deep in a compartment need thousands of `lm` restarts and some ten decoupling
     attempts. Doubling slices cost the slower searches at most about their number times
     the faster one's own time, and every search here restarts at random, so a new slice
