@@ -37,8 +37,11 @@ from typing import Any
 
 #: The most targets in one chunk (a killed worker's lost work, the client's wait for rows).
 MAX_CHUNK = 500
-#: Chunks per worker thread when --chunk-size is not given (some slack for uneven chunks).
-CHUNKS_PER_WORKER = 4
+#: Chunks per worker thread when --chunk-size is not given: two leave a worker that drew
+#: the slower chunk one to balance with, while each chunk still carries enough solving to
+#: pay for its round trip (2000 0.05 ms ur5 solves on 2 workers: 0.54-0.59x the one-process
+#: time with 2 chunks each, 0.62-0.66x with 4; `benchmarks/dask_ratio.py`).
+CHUNKS_PER_WORKER = 2
 #: Jobs a worker keeps ready (a tune study makes one per trial).
 KEEP_READY = 8
 INSTALL_HINT = "pip install 'bioik[dist]'"
