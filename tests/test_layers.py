@@ -6,7 +6,7 @@ Layers, lowest first: errors, `_kernel_cache` and `_cache_dir` (import nothing f
 kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
 their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
 collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < batch < api) <
-track, rollout, decoupling, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
+track, rollout, decoupling, passage_solver, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench and viewer < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
 """
@@ -37,6 +37,7 @@ LAYERS = {
     "bioik.moveit": 10,
     "bioik.moveit_config": 10,
     "bioik.decoupling": 10,
+    "bioik.passage_solver": 10,
     "bioik": 11,
     "bioik.bench": 12,
     "bioik.viewer": 12,

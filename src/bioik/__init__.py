@@ -46,13 +46,14 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik import scenes
     from bioik.collision.checker import CollisionChecker, Contact
     from bioik.decoupling import Decoupler, decoupled_solve
+    from bioik.passage_solver import PassageSolver
     from bioik.scene.passage import Passage, PassageFinder
     from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik
 
 __version__ = "0.1.0"
 
 __all__ = ["BatchResult", "BioikError", "GoalBatch", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
-           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
+           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {
@@ -63,6 +64,7 @@ _LAZY = {
     "decoupled_solve": "bioik.decoupling",
     "Passage": "bioik.scene.passage",
     "PassageFinder": "bioik.scene.passage",
+    "PassageSolver": "bioik.passage_solver",
     "IKErrorCode": "bioik.moveit",
     "KinematicsConfig": "bioik.moveit",
     "get_position_ik": "bioik.moveit",

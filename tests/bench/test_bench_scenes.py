@@ -300,50 +300,10 @@ def test_decoupling_runs_as_a_bench_solver_on_the_tanks_only(tmp_path):
                 run_experiment(store, ROBOT, "elise_ur10", test, "decoupled", 3, 1.0)
 
 
-def _failing_until(calls, name, succeed_at):
-    """A stand-in search that records (name, slice) and answers on its `succeed_at`-th call."""
-    from bioik.solvers.api import Result
-
-    def search(*args, timeout, opening=None, **kwargs):
-        label = name if opening is None else f"{name}:{'open' if opening == 'open' else 'passage'}"
-        calls.append((label, round(timeout, 6)))
-        ok = sum(1 for c, _ in calls if c == label) == succeed_at
-        return Result(np.zeros(ROBOT.dof), ok, 0.0, np.zeros((1, 2)), 0.0, callback_calls=1, restarts=2, iterations=10)
-
-    return search
-
-
-@pytest.mark.parametrize("found, expected", [
-    (False, ["lm", "decoupled:open", "lm", "decoupled:open", "lm"]),
-    (True, ["decoupled:passage", "lm", "decoupled:open", "decoupled:passage", "lm"]),
-])
-def test_the_passage_solver_takes_turns_in_doubling_slices(monkeypatch, found, expected):
-    """Where the finder sees a passage: decoupling through it, lm, decoupling with no
-    opening; elsewhere lm and decoupling with no opening; each round's slices twice the
-    last. Here the searches are stand-ins (lm answers on its third call, decoupling never),
-    so the schedule is checked alone; the counts add up over the turns."""
-    from bioik.bench.scenes import PASSAGE_SLICE, passage_function
-    from bioik.decoupling import Decoupler
-    from bioik.scene.passage import Passage, PassageFinder
-
-    solve = passage_function(ROBOT, "scene:Shelf")
-    calls = []
-    monkeypatch.setattr(Decoupler, "solve", _failing_until(calls, "decoupled", 0))
-    monkeypatch.setattr(bioik, "solve", _failing_until(calls, "lm", 3 if not found else 2))
-    passage = Passage(np.zeros(3), np.array([1.0, 0.0, 0.0]), 0.05) if found else None
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: passage)
-    T = scenes.load("Shelf").targets().poses[0]
-    res = solve(ROBOT, [bioik.PoseGoal(scenes.TIP, T)], timeout=60.0, random_seed=0)
-    assert res.success and [c for c, _ in calls] == expected
-    slices = [s / PASSAGE_SLICE for _, s in calls]
-    per_round = 2 if not found else 3
-    assert slices == [2.0 ** (k // per_round) for k in range(len(calls))]
-    assert res.callback_calls == len(calls) and res.iterations == 10 * len(calls) and res.restarts == 2 + 3 * (len(calls) - 1)
-
-
-def test_the_passage_solver_reaches_a_deep_shelf_target_collision_free():
+def test_the_passage_bench_solver_reaches_a_deep_shelf_target_collision_free():
     """Shelf target 642 (the back wall of the bottom middle compartment) takes `lm` some
-    thousand restarts; the passage solver's turns answer it, checked exactly."""
+    thousand restarts; the bench's passage solver (`bioik.PassageSolver` with the
+    endoscope's cover) answers it, checked exactly."""
     from bioik.bench.scenes import collision_goal, passage_function
 
     scenario = scenes.load("Shelf")

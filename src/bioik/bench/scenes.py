@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -139,94 +138,33 @@ def decoupled_function(robot: Robot, test: str):
     return solve
 
 
-#: The passage solver's first time slice (s): decoupling and `lm` take turns, each slice
-#: twice as long as the one before.
-PASSAGE_SLICE = 0.004
 #: The endoscope's radius (m): the clearance a straight corridor to a target needs.
 ENDOSCOPE_RADIUS = 0.004
 
 
 def passage_function(robot: Robot, test: str):
-    """A `bioik.solve`-shaped function for scene test `test` (generic goal set only): searches
-    that fail on different targets take turns, in slices of PASSAGE_SLICE, then twice as
-    long after each round, until one answers or the timeout ends:
-
-    - where `bioik.PassageFinder` finds the target's passage in the scene (no annotation
-      used): kinematic decoupling through it, `lm` with the collision costs and the exact
-      check, then decoupling with no opening (`bioik.decoupling.OPEN`: a "passage" the
-      finder sees where a ray grazes a shelf board is no opening the tool must take);
-    - elsewhere: `lm`, then decoupling with no opening.
-
-    On the shelf, of the 79 targets `lm` needs more than 4 ms for (median over 8 runs),
-    decoupling with no opening was faster on 69 (median 4.4 ms against 6.8 ms); the few
-    deep in a compartment need thousands of `lm` restarts and some ten decoupling
-    attempts. Doubling slices cost the slower searches at most about their number times
-    the faster one's own time, and every search here restarts at random, so a new slice
-    loses little by starting afresh."""
-    from bioik.decoupling import OPEN, Decoupler
-    from bioik.scene.passage import PassageFinder
+    """A `bioik.solve`-shaped function for scene test `test` (generic goal set only):
+    `bioik.PassageSolver` split where the endoscope starts, with the endoscope's thin cover
+    and radius — decoupling through the passage it finds in the scene (no annotation
+    used), `lm` with the collision costs and decoupling with no opening, in turns. Warmed
+    up on a stored target before any solve is timed."""
+    from bioik.passage_solver import PassageSolver
 
     name = scenario_of(test)
     if name is None or goal_set_of(test) != "generic":
         raise GoalSetRefused(f"{PASSAGE} runs on the scene tests without a goal set (scene:NAME); got {test}")
     scenario = scenes.load(name)
-    dec = Decoupler(robot, scenes.TIP, SPLIT_LINK, scenario.scene, None, spheres=sphere_model(robot, links=scenes.ENDOSCOPE_COVER))
-    finder = PassageFinder(scenario.scene, reach=dec.reach, radius=ENDOSCOPE_RADIUS)
-    _warm_up(dec, robot, scenario)
+    passage = PassageSolver(robot, scenes.TIP, SPLIT_LINK, scenario.scene, spheres=sphere_model(robot, links=scenes.ENDOSCOPE_COVER),
+                            tool_radius=ENDOSCOPE_RADIUS)
+    passage.warm_up(robot.link_pose(scenario.targets().witnesses[0], scenes.TIP))
 
     def solve(robot_: Robot, goals, *, seed=None, timeout: float, solver: str = PASSAGE, callback=None,
               position_tolerance: float = TOLERANCE[0], rotation_tolerance: float = TOLERANCE[1], random_seed=None, **kwargs):
-        deadline = time.monotonic() + timeout
         (pose,) = [g for g in goals if isinstance(g, PoseGoal)]
-        T = pose.pose
-        found = finder.find(T[:3, 3], T[:3, 2])
-        rng = np.random.default_rng(random_seed)
-        start = [seed]
-
-        def decoupled(opening):
-            return lambda piece: dec.solve(T, timeout=_slice(piece, deadline), random_seed=int(rng.integers(2**31)),
-                                           callback=callback, position_tolerance=position_tolerance,
-                                           rotation_tolerance=rotation_tolerance, opening=opening)
-
-        def lm(piece: float):
-            res = bioik.solve(robot_, goals, seed=start[0], timeout=_slice(piece, deadline), solver="lm", callback=callback,
-                              random_seed=int(rng.integers(2**31)), position_tolerance=position_tolerance,
-                              rotation_tolerance=rotation_tolerance, **kwargs)
-            start[0] = None  # later slices start afresh
-            return res
-
-        if found is None:
-            turns = (lm, decoupled(OPEN))
-        else:
-            turns = (decoupled((found.point, found.axis, found.diameter)), lm, decoupled(OPEN))
-        calls = attempts = iterations = 0
-        piece, k = PASSAGE_SLICE, 0
-        while True:
-            res = turns[k % len(turns)](piece)
-            if res.success or time.monotonic() >= deadline:
-                break
-            calls, attempts, iterations = calls + res.callback_calls, attempts + res.restarts + 1, iterations + res.iterations
-            k += 1
-            piece *= 2.0 if k % len(turns) == 0 else 1.0
-        res.callback_calls += calls
-        res.restarts += attempts
-        res.iterations += iterations
-        return res
+        return passage.solve(pose.pose, timeout=timeout, seed=seed, random_seed=random_seed, callback=callback,
+                             position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance)
 
     return solve
-
-
-def _slice(piece: float, deadline: float) -> float:
-    """A slice of `piece` seconds, cut at the deadline (never ≤ 0: a solve needs a timeout)."""
-    return max(min(piece, deadline - time.monotonic()), 1e-6)
-
-
-def _warm_up(dec, robot: Robot, scenario: scenes.Scenario) -> None:
-    """One decoupled solve through a made-up opening behind a stored target, so its
-    kernels and the distal scene are ready before any solve is timed (a scenario whose
-    warm-up targets have no passage would otherwise pay for them in its first timed one)."""
-    T = robot.link_pose(scenario.targets().witnesses[0], scenes.TIP)
-    dec.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=(T[:3, 3] - 0.1 * T[:3, 2], T[:3, 2], 0.05))
 
 
 class GoalSetRefused(ValueError):

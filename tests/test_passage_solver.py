@@ -1,0 +1,103 @@
+"""Tool-tip poses among obstacles with nothing annotated (bioik.passage_solver): the turns'
+order and lengths, the counts summed over them, answers checked exactly, bad input."""
+
+import numpy as np
+import pytest
+
+import bioik
+from bioik import scenes
+from bioik.collision import CollisionChecker, sphere_model
+from bioik.decoupling import Decoupler
+from bioik.passage_solver import FIRST_SLICE, PassageSolver
+from bioik.scene.passage import Passage, PassageFinder
+from bioik.solvers.api import Result
+
+ROBOT = bioik.load_robot(scenes.ROBOT)
+
+
+@pytest.fixture(scope="module")
+def shelf():
+    scenario = scenes.load("Shelf")
+    return scenario, PassageSolver(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene,
+                                   spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER), tool_radius=0.004)
+
+
+def _answering_on(calls, name, succeed_at):
+    """A stand-in search that records (name, timeout) and answers on its `succeed_at`-th call
+    (never for 0)."""
+
+    def search(*args, timeout, opening=None, **kwargs):
+        label = name if opening is None else f"{name}:{'open' if opening == 'open' else 'passage'}"
+        calls.append((label, timeout))
+        ok = sum(1 for c, _ in calls if c == label) == succeed_at
+        return Result(np.zeros(ROBOT.dof), ok, 0.0, np.zeros((1, 2)), 0.0, callback_calls=1, restarts=2, iterations=10)
+
+    return search
+
+
+@pytest.mark.parametrize("found, expected", [
+    (False, ["lm", "decoupled:open", "lm", "decoupled:open", "lm"]),
+    (True, ["decoupled:passage", "lm", "decoupled:open", "decoupled:passage", "lm"]),
+])
+def test_the_searches_take_turns_in_doubling_slices(shelf, monkeypatch, found, expected):
+    """Where the finder sees a passage: decoupling through it, the whole robot, decoupling
+    with no opening; elsewhere the whole robot and decoupling with no opening; each round's
+    slices twice the last. The searches are stand-ins here (the whole robot answers on its
+    third or second turn, decoupling never), so the schedule is checked alone."""
+    _, solver = shelf
+    calls = []
+    monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
+    monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 2 if found else 3))
+    passage = Passage(np.zeros(3), np.array([1.0, 0.0, 0.0]), 0.05) if found else None
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: passage)
+    res = solver.solve(np.eye(4), timeout=60.0, random_seed=0)
+    assert res.success and [c for c, _ in calls] == expected
+    per_round = 3 if found else 2
+    assert [t / FIRST_SLICE for _, t in calls] == pytest.approx([2.0 ** (k // per_round) for k in range(len(calls))])
+    # counts summed over the turns; each failed turn's attempts are its restarts + 1
+    assert res.callback_calls == len(calls) and res.iterations == 10 * len(calls)
+    assert res.restarts == 2 + 3 * (len(calls) - 1)
+
+
+def test_the_last_turn_is_cut_at_the_timeout(shelf, monkeypatch):
+    _, solver = shelf
+    calls = []
+    monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
+    monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 0))
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: None)
+    res = solver.solve(np.eye(4), timeout=0.05, random_seed=0)
+    assert not res.success and calls and all(0.0 < t <= 0.05 for _, t in calls)
+
+
+def test_a_deep_shelf_target_is_reached_collision_free(shelf):
+    """Shelf target 642 (the back wall of the bottom middle compartment) takes the whole
+    robot's search some thousand random restarts; the turns answer it, checked exactly."""
+    scenario, solver = shelf
+    T = scenario.targets().poses[642]
+    res = solver.solve(T, timeout=60.0, random_seed=0)
+    A = ROBOT.link_pose(res.q, scenes.TIP)
+    assert res.success and np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5 and ROBOT.within_limits(res.q)
+    assert CollisionChecker(ROBOT, scenario.scene).is_free(res.q)
+
+
+def test_a_tank_target_is_reached_through_the_hole_it_finds():
+    scenario = scenes.load("HydrogenTankSmall")
+    solver = PassageSolver(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene,
+                           spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER), tool_radius=0.004)
+    checker = CollisionChecker(ROBOT, scenario.scene)
+    for k in range(3):
+        T = scenario.targets().poses[k]
+        res = solver.solve(T, timeout=60.0, random_seed=k)
+        assert res.success and checker.is_free(res.q) and res.solver.startswith("decoupled")
+
+
+def test_bad_input_is_named(shelf):
+    scenario, solver = shelf
+    with pytest.raises(ValueError, match="finite 4×4 pose"):
+        solver.solve(np.full((4, 4), np.nan))
+    with pytest.raises(ValueError, match="timeout"):
+        solver.solve(np.eye(4), timeout=0.0)
+    with pytest.raises(ValueError, match="first_slice"):
+        PassageSolver(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, first_slice=-1.0)
+    with pytest.raises(ValueError, match="not an ancestor"):
+        PassageSolver(ROBOT, "endoscope_mount", scenes.TIP, scenario.scene)
