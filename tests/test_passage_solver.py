@@ -81,9 +81,11 @@ def test_a_deep_shelf_target_is_reached_collision_free(shelf):
 
 
 def test_a_tank_target_is_reached_through_the_hole_it_finds():
+    """The finder sees the 3.5 cm hole, so decoupling through it takes the first turn (here a
+    long one: what answers is that turn, whatever the machine's load)."""
     scenario = scenes.load("HydrogenTankSmall")
     solver = PassageSolver(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene,
-                           spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER), tool_radius=0.004)
+                           spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER), tool_radius=0.004, first_slice=30.0)
     checker = CollisionChecker(ROBOT, scenario.scene)
     for k in range(3):
         T = scenario.targets().poses[k]
