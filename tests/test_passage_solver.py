@@ -103,3 +103,18 @@ def test_bad_input_is_named(shelf):
         PassageSolver(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, first_slice=-1.0)
     with pytest.raises(ValueError, match="not an ancestor"):
         PassageSolver(ROBOT, "endoscope_mount", scenes.TIP, scenario.scene)
+
+
+def test_threads_sharing_a_solver_get_checked_answers(shelf):
+    """One PassageSolver on four threads at once: each answer is at its own target and
+    collision-free (each thread's decoupler scene is its own; the searches share nothing)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    scenario, solver = shelf
+    poses = scenario.targets().poses[[642, 166, 822, 509]]  # deep ones: decoupling takes turns too
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda k: solver.solve(poses[k], timeout=60.0, random_seed=k), range(4)))
+    checker = CollisionChecker(ROBOT, scenario.scene)
+    for T, res in zip(poses, results, strict=True):
+        A = ROBOT.link_pose(res.q, scenes.TIP)
+        assert res.success and np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5 and checker.is_free(res.q)
