@@ -114,7 +114,6 @@ class PassageSolver:
             raise ValueError(f"PassageSolver.solve: the target must be a finite 4×4 pose; got shape {T.shape}")
         found = self.finder.find(T[:3, 3], T[:3, 2])
         rng = np.random.default_rng(random_seed)
-        start = [seed]
         tolerances = (position_tolerance, rotation_tolerance)
 
         def decoupled(opening: Any) -> Callable[[float], Result]:
@@ -123,8 +122,9 @@ class PassageSolver:
                                                       rotation_tolerance=tolerances[1], opening=opening)
 
         def whole(piece: float) -> Result:
-            res = self._whole(T, start[0], _slice(piece, deadline), int(rng.integers(2**31)), callback, *tolerances)
-            start[0] = None  # later turns start afresh
+            nonlocal seed
+            res = self._whole(T, seed, _slice(piece, deadline), int(rng.integers(2**31)), callback, *tolerances)
+            seed = None  # later turns start afresh
             return res
 
         if found is None:
