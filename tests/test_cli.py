@@ -6,7 +6,7 @@ import numpy as np
 
 import bioik
 from bioik.cli import main
-from bioik.solvers import api
+from bioik import _compile_progress
 
 
 def test_solve_prints_a_solution_that_meets_the_pose(capsys):
@@ -37,7 +37,7 @@ def test_unknown_solver_is_one_clear_line(capsys):
 
 
 def test_slow_preparation_says_it_is_compiling(monkeypatch, caplog):
-    monkeypatch.setattr(api, "NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(_compile_progress, "NOTICE_AFTER", 0.0)
     robot = bioik.load_robot("panda")
     with caplog.at_level(logging.WARNING, logger="bioik"):
         bioik.Solver(robot, "jac").solve([bioik.PositionGoal(robot.tips[0], [0.3, 0.0, 0.5])], max_iterations=1)

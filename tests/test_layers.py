@@ -2,7 +2,7 @@
 function, TYPE_CHECKING ones included) goes to the same or a lower layer, and no bioik
 modules import each other in a circle.
 
-Layers, lowest first: errors, `_kernel_cache` and `_cache_dir` (import nothing from bioik) < model <
+Layers, lowest first: errors, `_kernel_cache`, `_cache_dir` and `_compile_progress` (import nothing from bioik) < model <
 kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
 their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
 collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < batch < api) <
@@ -23,6 +23,7 @@ LAYERS = {
     "bioik.errors": 0,
     "bioik._kernel_cache": 0,
     "bioik._cache_dir": 0,
+    "bioik._compile_progress": 0,
     "bioik.model": 1,
     "bioik.kinematics": 2,
     "bioik.robots": 3,

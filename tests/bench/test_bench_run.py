@@ -247,3 +247,24 @@ def test_scale_test_solves_and_checks_at_its_looser_tolerance(tmp_path):
     assert asked == [(1e-3, 1e-2)] * 4 and s.solved == 4
     assert all(r.solved and r.position_error <= 1e-3 and r.rotation_error <= 1e-2 for r in rows)
     assert max(r.position_error for r in rows) > 1e-5  # looser than fkik's 1e-5: the loose tolerance was used
+
+
+def test_free_space_benchmark_runs_without_a_collision_library(tmp_path):
+    """The README's first benchmark needs no coal: with its import blocked, a `fkik` run
+    writes its rows and the exact-check modules stay unimported."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+sys.modules['coal'] = None  # import coal now raises ImportError, as where it is not installed
+from bioik.cli import main
+code = main(['bench', 'run', '--robot', 'ur5', '--test', 'fkik', '--solver', 'lm', '--targets', '3',
+             '--db', {str(tmp_path / 'free.db')!r}])
+assert code == 0, code
+loaded = sorted(m for m in sys.modules if m.startswith(('bioik.collision.checker', 'bioik.collision._coal', 'bioik.bench.scenes')))
+assert not loaded, loaded
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "| lm | 3/3 |" in out.stdout

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bioik.bench.targets import FKIK_POSITION, GOAL_SETS, SCALE_ROBOTS, SCENE_SOLVERS, SEED_MODES, TESTS, TIP_SEPARATOR, scene_test
+from bioik.bench.targets import FKIK_POSITION, GOAL_SETS, GoalSetRefused, SCALE_ROBOTS, SCENE_SOLVERS, SEED_MODES, TESTS, TIP_SEPARATOR, scene_test
 
 TOML_KEYS = ("robots", "tip", "tests", "solvers", "params", "targets", "timeout", "seed", "seed_mode", "seed_config", "callback", "db")
 
@@ -292,7 +292,6 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
 def _run(args: argparse.Namespace) -> int:
     from bioik.bench.report import markdown
     from bioik.bench.runner import run_experiment
-    from bioik.bench.scenes import GoalSetRefused
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import generate
 

@@ -44,18 +44,20 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 import bioik
 from bioik.bench import peers
 from bioik.bench.progress import progress_bar
-from bioik.bench.scenes import SceneProblem, decoupled_function, passage_function
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
+from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, SCENE_SOLVERS, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
                                  position_only, scenario_of, tip_errors, tips_of, tolerances)
 from bioik.kinematics.robot import Robot
+
+if TYPE_CHECKING:
+    from bioik.bench.scenes import SceneProblem
 
 WARMUP_SOLVES = 5
 #: Most seconds of committed rows that live only in the store's write-ahead log while a run
@@ -209,13 +211,18 @@ class Solving:
         solve = job.solve
         if peers.is_peer(job.solver) and solve is bioik.solve:
             solve = peers.solve_function(peers.load_peer(job.solver, job.robot, job.tip, job.robot_name))
-        if job.solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
-            solve = decoupled_function(job.robot, job.test)
-        if job.solver == PASSAGE and solve is bioik.solve:  # GoalSetRefused off the scene tests
-            solve = passage_function(job.robot, job.test)
+        self.scene: SceneProblem | None = None
+        if scenario_of(job.test) or job.solver in SCENE_SOLVERS:
+            # the scene benchmark checks its answers with coal; a free-space run imports no collision library
+            from bioik.bench import scenes
+            if job.solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
+                solve = scenes.decoupled_function(job.robot, job.test)
+            if job.solver == PASSAGE and solve is bioik.solve:  # GoalSetRefused off the scene tests
+                solve = scenes.passage_function(job.robot, job.test)
+            if scenario_of(job.test):
+                self.scene = scenes.SceneProblem.of(job.robot, job.test, job.solver)
         self.job = job
         self.solve = solve
-        self.scene = SceneProblem.of(job.robot, job.test, job.solver) if scenario_of(job.test) else None
         self.tol = tolerances(job.test)
 
     def warm_up(self) -> None:

@@ -74,7 +74,7 @@ import numpy as np
 import bioik
 from bioik import scenes
 from bioik.bench.progress import progress_bar
-from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, goal_set_of, pose_errors, scenario_of
+from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, GoalSetRefused, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
@@ -165,10 +165,6 @@ def passage_function(robot: Robot, test: str):
                              position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance)
 
     return solve
-
-
-class GoalSetRefused(ValueError):
-    """A solver cannot take the goals of a scene test's goal set (the CLI skips the pair)."""
 
 
 def goal_set(name: str, opening: scenes.Opening | None) -> list[Goal]:

@@ -73,6 +73,10 @@ DEFAULT_TOLERANCES = (1e-5, 1e-5)
 TEST_TOLERANCES = {"scale": (1e-3, 1e-2)}
 
 
+class GoalSetRefused(ValueError):
+    """A solver cannot take the goals of a scene test's goal set (the CLI skips the pair)."""
+
+
 @dataclass(frozen=True)
 class Targets:
     """n pose targets for a tip.

@@ -14,16 +14,16 @@ import random
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import compiled_entry, process_lock
 from bioik.goals.acceptance import MODES
-from bioik.goals.base import Goal
+from bioik.goals.base import PYTHON, Goal
 from bioik.goals.collision import CollisionAvoidanceGoal
 from bioik.goals.joints import REFERENCE
 from bioik.goals.pose import OrientationGoal, PoseGoal, PositionGoal
@@ -52,10 +52,6 @@ UNLIMITED = 2**62
 _IO_IN = _IO_OUT = struct.Struct("8d")
 
 log = logging.getLogger("bioik")
-
-#: Seconds of preparation after which a solve says it is compiling (a first run compiles
-#: the kernels it needs for this CPU; later runs load them from numba's on-disk cache).
-NOTICE_AFTER = 1.0
 
 #: Goal structures a solver keeps prepared.
 _MAX_STRUCTURES = 32
@@ -99,24 +95,6 @@ class Result:
 def check_timeout(timeout: Any) -> float:
     """The timeout in seconds as a float, or a ParameterError/ParameterTypeError naming it."""
     return TIMEOUT.check("timeout", timeout)
-
-
-@contextmanager
-def _compile_notice(solver: str) -> Iterator[None]:
-    """Say so (a logging warning, shown on stderr by default) when preparing takes longer
-    than NOTICE_AFTER seconds: a first run that compiles in silence looks broken."""
-    t0 = time.monotonic()
-    timer = threading.Timer(NOTICE_AFTER, log.warning, (
-        "bioik: compiling the %s kernels for this CPU — once; later runs load them from the cache "
-        "(`bioik warmup` compiles ahead of time)", solver))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-        if time.monotonic() - t0 > NOTICE_AFTER:
-            log.warning("bioik: %s ready after %.1f s", solver, time.monotonic() - t0)
 
 
 def _verdict(verdict: Any) -> bool:
@@ -276,9 +254,9 @@ class Solver:
             p = self._prepared.get(key)
             if p is not None:
                 return p
-            names = list(dict.fromkeys((self.family.name, self._python_name)))
+            name = self._python_name if any(g.kind == PYTHON for g in goals) else self.family.name
             # another process preparing the same solver finishes first; this one then loads its kernels
-            with _compile_notice(" or ".join(names)), process_lock(f"prepare-{names[0]}"):
+            with compile_notice(f"the {name} kernels"), process_lock(f"prepare-{name}"):
                 p = self._new_problem(goals)
             if len(self._prepared) >= _MAX_STRUCTURES:
                 self._prepared.pop(next(iter(self._prepared)))
@@ -336,7 +314,7 @@ class Solver:
         clock starts): a one-goal structure first solved on the one-call path has not."""
         template = problem.template
         if not template.general_ready:
-            with self._prepare_lock, _compile_notice(self.family.name), process_lock(f"prepare-{self.family.name}"):
+            with self._prepare_lock, compile_notice(f"the {self.family.name} kernels"), process_lock(f"prepare-{self.family.name}"):
                 if not template.general_ready:
                     self._load_general(template.copy())
                     template.general_ready = True
@@ -385,8 +363,8 @@ class Solver:
         try:
             problem = ws.problem(goals)  # one-time preparation is not part of the timeout
             one_call = problem.single_pose and self._one_call
-            if (callback is not None or not one_call) and not problem.template.general_ready:
-                self._general_ready(problem)  # a rejected answer goes on in the general search
+            if not one_call and not problem.template.general_ready:
+                self._general_ready(problem)
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout
@@ -414,14 +392,8 @@ class Solver:
             res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance)
             if callback is None or not res.success:
                 return res
-            # the one-call kernel's answer goes to the callback; if rejected, the general
-            # search goes on from random configurations
-            res.callback_calls = 1
-            if _verdict(callback(res.q.copy())):
-                res.time = time.monotonic() - t0
-                return res
-            return self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
-                                after=res)
+            return self._rejection_sampling(ws, problem, goals, res, t0, deadline, budget, base, callback,
+                                            position_tolerance, rotation_tolerance)
         finally:
             idle.append(ws)  # at most as many as ever ran at once
 
@@ -544,7 +516,7 @@ class Solver:
                 ws.io[BUDGET], ws.io[MODE], ws.io[RANDOM_START] = budget, self._mode, random_start
                 args = (problem.ibuf, problem.fbuf, rows, tols, Q, ws.io, out)
                 if not kernel.signatures:  # compiled (or loaded) before any query's clock starts
-                    with self._prepare_lock, _compile_notice(self.family.name), process_lock(f"prepare-{self.family.name}"):
+                    with self._prepare_lock, compile_notice(f"the {self.family.name} kernels"), process_lock(f"prepare-{self.family.name}"):
                         kernel(*args, 0, 0, timeout, base, *extra)
 
                 def work(first: int, last: int, args=args) -> None:
@@ -567,11 +539,35 @@ class Solver:
             solver=self.family.name,
         )
 
-    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
-                after: Result | None = None) -> Result:
+    def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
+                            position_tolerance, rotation_tolerance) -> Result:
+        """Rejection sampling [E 8.1] on the one-call path: the one-call kernel's answer `res`
+        (accepted by the exact test) goes to the callback; each rejection makes the kernel
+        search again from a random configuration (seed `base + 7919·k` for the k-th search,
+        the turns wrapped near the first search's start) until the callback accepts, the
+        deadline or the iteration budget. A callback so costs no second compiled search."""
+        reference = problem.vdata[:, REFERENCE].copy()  # the first search's (clipped) start, or the centre
+        clipped, calls, its, restarts, k = res.seed_clipped, 0, res.iterations, res.restarts, 0
+        while res.success:
+            calls += 1
+            if _verdict(callback(res.q.copy())):
+                break
+            res.success = False  # rejected: a random restart
+            restarts += 1
+            k += 1
+            if time.monotonic() >= deadline or its >= budget:
+                break
+            res = self._solve_single_pose(ws, problem, goals, None, t0, deadline, budget - its, (base + 7919 * k) % 2**31,
+                                          position_tolerance, rotation_tolerance, reference)
+            its += res.iterations
+            restarts += res.restarts
+        res.callback_calls, res.iterations, res.restarts, res.seed_clipped = calls, its, restarts, clipped
+        res.time = time.monotonic() - t0
+        return res
+
+    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance) -> Result:
         """The general search: the family's search, with rejection sampling when a callback
-        rejects an answer [E 8.1]. `after`: the one-call kernel's answer, already rejected
-        by the callback (the search goes on from random configurations)."""
+        rejects an answer [E 8.1]."""
         robot = self.robot
         clipped = False
         random_start = seed is None
@@ -587,15 +583,9 @@ class Solver:
         ok = False
         rejected = None  # the last answer the callback rejected
         call = 0
-        if after is not None:  # its answer stays what there is until a search finds another
-            calls, iterations, restarts, call = after.callback_calls, after.iterations, after.restarts + 1, 1
-            rejected = after.q
-            q[:] = rejected
-            random_start = True
         family, settings = self._run_for(problem)
         search = family.search
-        while after is None or (time.monotonic() < deadline and iterations < budget):
-            after = None
+        while True:
             seed_k = (base + 7919 * call) % 2**31
             found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
             call += 1
@@ -690,9 +680,11 @@ class Solver:
             self._checkers[key] = (goal.scene, checker)
         return checker
 
-    def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance) -> Result:
-        """One pose-type goal, no callback: the whole query (seed check and clipping, search,
-        turn wrapping, exact acceptance) is one compiled call."""
+    def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance,
+                           reference: np.ndarray | None = None) -> Result:
+        """One pose-type goal: the whole query (seed check and clipping, search, turn
+        wrapping, exact acceptance) is one compiled call. With no seed the search starts
+        from a random configuration and wraps the turns near `reference` (None: the centre)."""
         robot = self.robot
         g = goals[0]
         row = g.params(robot)  # first: it validates fields reassigned since the goal was built
@@ -705,7 +697,7 @@ class Solver:
                          position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
         if seed is None:
             q = np.empty(robot.dof)
-            problem.vdata[:, REFERENCE] = robot._center
+            problem.vdata[:, REFERENCE] = robot._center if reference is None else reference
         else:
             # a C-ordered float64 copy (the compiled entry takes no other); `copy` is half
             # the time of `np.array(seed, dtype=np.float64)` on the common input
