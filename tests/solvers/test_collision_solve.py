@@ -85,10 +85,12 @@ def test_scene_argument_adds_the_goal_and_the_exact_check(checker, targets):
         return True
 
     T, seed = targets[0]
-    res = bioik.solve(ROBOT, [PoseGoal(TIP, T)], seed=seed, scene=SCENE, timeout=3600.0, max_iterations=500,
-                      random_seed=0, callback=lambda q: callback(q))
-    # without allowed pairs the base stands in the table top: every answer collides
-    assert not res.success and not calls
+    # without allowed pairs the fixed base touches the table top: every answer would collide, and
+    # the solve says so before searching
+    with pytest.raises(bioik.SceneError, match=r"link 'base_link' of robot 'ur5' touches obstacle 'table'.*allow_contact"):
+        bioik.solve(ROBOT, [PoseGoal(TIP, T)], seed=seed, scene=SCENE, timeout=3600.0, max_iterations=500,
+                    random_seed=0, callback=lambda q: callback(q))
+    assert not calls
     res = bioik.solve(ROBOT, [PoseGoal(TIP, T), CollisionAvoidanceGoal(SCENE, allowed=ALLOWED)], seed=seed,
                       scene=SCENE, timeout=3600.0, max_iterations=500, random_seed=0, callback=callback)
     assert res.success and len(calls) >= 1 and checker.is_free(res.q)

@@ -379,6 +379,20 @@ class CollisionChecker:
         """
         return [c for c in self._pairs_near(q, self.margin) if c.distance < self.margin][:n]
 
+    def fixed_contacts(self) -> list[Contact]:
+        """The obstacles that links no active variable moves (the base, links behind frozen
+        joints) are in, deepest first: the same at every configuration, so no solve can
+        clear them.
+
+        Returns:
+            A list of `Contact` (kind "scene").
+        """
+        fixed = set(self.links) - self.robot.moving_links
+        if not fixed:
+            return []
+        near = self._pairs_near(self.robot.center(), self.margin)
+        return [c for c in near if c.kind == "scene" and c.a in fixed and c.distance < self.margin]
+
     def closest(self, q: Any, k: int = 1) -> list[Contact]:
         """The k closest checked pairs (link–link or link–obstacle) at q, nearest first.
 

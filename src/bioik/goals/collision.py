@@ -42,7 +42,7 @@ from bioik.collision.spheres import SphereModel
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
-from bioik.goals.spheres import (SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
+from bioik.goals.spheres import (IMMOVABLE, SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
                                  scene_depth, sphere_centre, sphere_rows)
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.ops import at
@@ -233,8 +233,13 @@ class CollisionAvoidanceGoal(Goal):
         rank[order] = np.arange(S)  # spheres sorted by link; pairs renumbered to match
         scene = Scene() if self.scene is None else self.scene
         masks = contact_masks(model, scene, (*self.allowed, *scene.allowed_contacts), "CollisionAvoidanceGoal: allowed")
+        # what no active variable moves cannot be steered clear: the exact check decides it
+        fixed = np.array([name not in robot.moving_links for name in model.links], dtype=bool)
+        masks[fixed] = IMMOVABLE
         index = rank[pairs[:, :2].astype(np.int64)]
         pair_links = model.link_of[order][index] if len(index) else np.zeros((0, 2), dtype=np.int64)
+        movable = ~(fixed[pair_links[:, 0]] & fixed[pair_links[:, 1]])
+        index, pairs, pair_links = index[movable], pairs[movable], pair_links[movable]
         by_group = np.lexsort((pair_links[:, 1], pair_links[:, 0]))  # stable: pairs grouped by link pair
         index, slack, pair_links = index[by_group], pairs[by_group, 2], pair_links[by_group]
         groups, first, count = np.unique(pair_links, axis=0, return_index=True, return_counts=True)

@@ -38,6 +38,9 @@ T = TypeVar("T")
 SPHERE_ROW = 6
 #: Obstacles a mask can name: mask bits must stay exact in a float.
 MASK_OBSTACLES = 52
+#: The mask of a sphere on a link no active variable moves: it costs no scene distance
+#: (what it touches, no search can change; the exact check decides it).
+IMMOVABLE = -1
 
 
 def per_robot(cache: dict, robot: Robot, make: Callable[[Robot], T], *fields) -> T:
@@ -136,8 +139,12 @@ def add_row(J, o, a, nx, ny, nz, ux, uy, uz, Jr, row):
 def scene_depth(scene, aux, i, reach, J, o, ux, uy, uz, cx, cy, cz, Jr, row, with_jac):
     """pen² for the sphere of row aux[i] (centre c at offset u from output o) that must
     stay `reach` away from the scene's obstacles its mask leaves: pen = max(0, reach − d(c)),
-    d the scene's signed distance; with_jac: Jr[row] += pen·∂pen/∂q (∂pen/∂c = −∇d)."""
-    d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach, np.int64(at(aux, i + 5)))
+    d the scene's signed distance; with_jac: Jr[row] += pen·∂pen/∂q (∂pen/∂c = −∇d). A
+    sphere whose mask is IMMOVABLE (on a link no active variable moves) costs nothing."""
+    mask = np.int64(at(aux, i + 5))
+    if mask == IMMOVABLE:
+        return 0.0
+    d, nx, ny, nz = scene_distance(scene, cx, cy, cz, reach, mask)
     pen = reach - d
     if pen > 0.0:
         if with_jac:

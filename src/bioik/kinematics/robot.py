@@ -88,6 +88,14 @@ class Robot:
         self._center = 0.5 * (self.sample_lower + self.sample_upper)
         self.link_names: list[str] = model.link_names
         self.tips: list[str] = list(self.group.tips)
+        active = set(self.group.variables)
+        moving: set[str] = set()
+        for j in model.joints:  # parents before children
+            if model.links[j.parent].name in moving or any(m.variable in active for m in j.motions):
+                moving.add(model.links[j.child].name)
+        #: The links some active variable moves; the others keep one pose in every solve
+        #: (the base, links behind frozen joints), so no search can change what they touch.
+        self.moving_links: frozenset[str] = frozenset(moving)
         self._link_pos = {name: i for i, name in enumerate(self.link_names)}
         self._segments = max(self.program.n_segments, 1)
         # the arrays the compiled kernels were given are read-only: editing a limit in place

@@ -31,7 +31,7 @@ from bioik.problem import Problem, structure_key
 from bioik.kinematics.robot import Robot
 from bioik.model.names import UnknownNameError, suggest
 from bioik.kinematics.limits import clip_into, wrap_near
-from bioik.scene import Scene
+from bioik.scene import Scene, SceneError
 from bioik.solvers.batch import BatchResult, GoalBatch, as_batch, batch_seeds, run_chunks, thread_count
 from bioik.solvers.core.batch import ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, SEED_MODULUS, TIME, TOL_COLUMNS
 from bioik.solvers.core.clock import stoppable
@@ -225,6 +225,8 @@ class Solver:
         #: Exact collision checkers by collision goal settings, and the goal `scene=` adds.
         self._checkers: dict[tuple, Callable[[np.ndarray], bool]] = {}
         self._scene_goals: dict[int, CollisionAvoidanceGoal] = {}
+        #: Per exact checker, the scene layout and poses whose fixed links were last found clear.
+        self._fixed_checked: dict[int, tuple] = {}
 
     def _with_network(self, family: Family, settings: np.ndarray) -> np.ndarray:
         """The settings of `family` followed by this solver's network if the family runs it."""
@@ -652,6 +654,9 @@ class Solver:
                 # a solver without the goal (kdl, trac …) cannot steer clear: it only has the exact
                 # check, i.e. rejection sampling as MoveIt does it [E 8.1]
                 checks.append(self._checker(goal))
+        for g in goals:
+            if type(g) is CollisionAvoidanceGoal and not g.is_secondary:
+                self._check_fixed_links(g, self._checker(g))
 
         def collision_free(q: np.ndarray):
             for check in checks:
@@ -679,6 +684,27 @@ class Solver:
         with self._prepare_lock:
             self._checkers[key] = (goal.scene, checker)
         return checker
+
+    def _check_fixed_links(self, goal: CollisionAvoidanceGoal, checker: Any) -> None:
+        """Refuse, once per obstacle layout and poses, a scene that a link no active variable
+        moves is truly in (by the exact check): every configuration would collide. Such links
+        cost nothing in the collision goal (`CollisionAvoidanceGoal`), so a cover sphere
+        fatter than the base never blocks a search."""
+        scene = goal.scene
+        if scene is None:
+            return
+        key = (id(checker), scene.layout_version, scene.pose_version)
+        if self._fixed_checked.get(id(checker)) == key:
+            return
+        hits = checker.fixed_contacts()
+        if hits:
+            c = hits[0]
+            where = f"is {-c.distance * 1000:.1f} mm into" if c.distance < -5e-5 else "touches"
+            raise SceneError(
+                f"link {c.a!r} of robot {self.robot.name!r} {where} obstacle {c.b!r} (signed distance {c.distance:.4f} m,"
+                f" margin {goal.margin} m), and no active joint moves it: every configuration collides. If it stands on"
+                f" or touches it, allow the contact: scene.allow_contact({c.b!r}, {c.a!r})")
+        self._fixed_checked[id(checker)] = key
 
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance,
                            reference: np.ndarray | None = None) -> Result:
