@@ -1,44 +1,15 @@
 """Kinematic decoupling [E 8.10]: solve a tool that enters a narrow opening in two steps.
 
-The robot is split at `split_link` into a distal part (from the split link to the tip:
-the tool that goes through the opening, few joints, many possible collisions) and a
-proximal part (the arm that holds it, more joints, outside). Each attempt
+The robot is split at `split_link` into a distal part (the tool, from the split link to
+the tip) and a proximal part (the arm that holds it). Each attempt solves the distal part
+alone, seen from the target (its chain inverted by `bioik.model.invert.invert_chain`):
+through the opening as a remote centre of motion, clear of the obstacles, its split link
+drawn along the tool's way out; then the proximal part for the pose the split link must
+take; then accepts the merged configuration only if the tip reaches the target and coal's
+exact check finds the whole robot collision-free. `opening=OPEN` decouples a target with
+no opening to pass (deep in a shelf) the same way without the centre of motion.
 
-1. solves the distal part alone, seen from the target: its chain is inverted
-   (`bioik.model.invert.invert_chain`), so the tip sits at the target pose and the split
-   link moves — first through the hole with no obstacles (cheap), then from there clear of
-   them too (a random start straight into the full problem succeeded 37 % of the time on
-   HydrogenTankSmall, this two-step start 93 %). Goals, all in the target's frame: the tool's axis passes through the hole
-   (`RCMGoal` over the distal links, primary, met within the hole's radius when the
-   opening gives its diameter, else at its centre), does not touch the obstacles
-   (`CollisionAvoidanceGoal`, primary, over the distal links but the split link: the
-   split link ends where the tool starts, often a flat mount just outside the object,
-   and its sphere cover's overshoot there forbade free poses — HydrogenTankSmall 98.4 %
-   instead of 100 % — so its clearance is left to the exact check), and its split link
-   comes as near as it can to the point one distal length out of the opening along its
-   axis ([E Fig. 8.17]'s point, secondary: the tool leaves the object straight through
-   the hole);
-2. solves the proximal part for the pose the split link must then take (a pose goal on
-   the split link of the whole robot: the distal joints do not move it), up to
-   PROXIMAL_TRIES times with other random starts;
-3. merges both and accepts the configuration only if the tip reaches the target (1e-5 m,
-   1e-5 rad by default) and coal's exact check finds the whole robot collision-free (and
-   the callback, if any, accepts it) — otherwise the next attempt starts from other random
-   seeds, until the timeout or the attempt budget.
-
-A target with no opening to pass (`opening=OPEN`: deep in a shelf compartment, where
-the arm must fold into one narrow family of configurations that random restarts of the
-whole robot rarely hit) is decoupled the same way without the RCM: step 1 keeps the
-distal part clear of the obstacles from a random start, its split link drawn towards the
-tool's straight extension back from the tip (secondary). On the EBIKE shelf's hardest
-targets step 1 succeeds in 99 % of the attempts and one attempt in 15 to 60 ends
-collision-free, about 1 ms each, where `lm` on the whole robot needs a thousand restarts
-or more.
-
-[E 8.10] inverted ELISE's URDF by hand and steered the distal part with the position
-goal alone; here the inversion is automatic for any serial split, and the opening also
-enters as a remote centre of motion, which makes the distal answer meet the hole exactly
-rather than approximately.
+The design and its measurements are in docs/collision.md, "How decoupling works".
 """
 
 from __future__ import annotations

@@ -1,54 +1,15 @@
 """Signed-distance grids for meshes (`Solid`, `Surface`): built once, cached on disk.
 
 A mesh has no closed-form distance, so its field is sampled on a regular grid of nodes
-and interpolated trilinearly at run time (`sdf.grid_sdf`).
+(spacing: the mesh's largest extent / 120 unless `resolution` is given, padded by 4 cells)
+and interpolated trilinearly at run time (`sdf.grid_sdf`). The build is compiled loops
+working in place: an exact near band around the triangles, an exact Euclidean distance
+transform for the far field, and signs by ray parity along z columns (`trimesh` settles
+grazing columns). Grids are cached as `.npz` under `$BIOIK_CACHE_DIR/sdf`, keyed by a
+SHA-256 of the mesh and the settings, written by rename.
 
-Resolution rule: spacing h = (largest extent of the mesh's bounding box) / 120 unless
-`resolution` (metres) is given; the node box is the mesh's bounds padded by 4 cells on
-every side (4 to 4.5: the box is centred on the mesh). So the largest padded extent spans
-128 cells (129 nodes): a 1 m object gets h ≈ 8.3 mm and at most 129³ nodes = 17 MB of
-float64 (the 64 MB budget holds for any shape). An explicit resolution is refused when the grid would exceed 2²⁷ nodes (1 GB).
-
-How it is built (no per-node Python; every step is a compiled loop working in place on the
-output values, squared until the end, and one int32 triangle index per node, so the peak
-memory is ≈ 12 bytes per node, 1.5× the grid, plus O(nx·ny) for the signs; the triangle
-indices are freed before the signs):
-  1. near band: each triangle writes its exact point–triangle distance into every node
-     within 2h of it, keeping the smallest. It visits the nodes near its plane and its
-     extent, row by row, not its whole bounding box (long thin triangles stay cheap).
-     Nodes within 2h of the surface are then exact (their nearest triangle reached them).
-  2. far field: an exact Euclidean distance transform of the band, separable (one pass per
-     axis, each line of nodes by the lower envelope of its parabolas), carries the nearest
-     band node's triangle instead of its position; every other node takes its exact
-     distance to that triangle. That is a distance to a surface point, so never too small,
-     and at most √3·h too large: the straight path from a node to its true nearest point q
-     passes, 2h − √3/2·h from q, within √3/2·h of a node, which lies in the band; the
-     nearest band node is no farther away, and its triangle lies within 2h of it.
-     Then two sweeps, forward and backward in index order: each node off the band tries
-     the triangles of the three neighbours already swept and keeps the nearest. Values only
-     shrink and stay distances to triangles, so the bound holds; measured against brute
-     force on a hollow tank, a torus and an icosphere, far nodes came out at most 0.22·h
-     too large (0.85·h without the sweeps).
-  3. signs (Solid only): parity of crossings along each z column of nodes (the column is
-     shifted by ~1e-6·h so it misses edges and vertices) negates the inside nodes; a
-     column with an odd count or a grazing hit is settled by `trimesh`'s `mesh.contains`
-     instead, at most CONTAINS_CHUNK nodes at a time.
-A ~1 m hollow tank (772 faces, 129×129×129 nodes, h = 8.3 mm) builds in ≈ 0.2–0.35 s
-(`PYTHONPATH=src python benchmarks/sdf.py`, a shared 2-core AMD EPYC container; the
-distance transform is the largest part, ~0.1 s); a cache hit loads in milliseconds.
-
-Error bound: for a 1-Lipschitz field, trilinear interpolation errs by at most (√3/2)·h
-(the weights' mean distance to the corners, Σwᵢ|vᵢ − p| ≤ √(Σwᵢ|vᵢ − p|²) ≤ √3/2·h) plus
-the node error. So |grid − true| ≤ (√3/2)·h where all 8 corners lie in the band (points
-within 2h − √3·h ≈ 0.27h of the surface… and in practice well beyond), and ≤ (3√3/2)·h
-anywhere inside the node box. Outside the box the lookup extends the field by a lower
-bound of the distance that the padding proves (`sdf.grid_sdf`).
-
-Cache: grids are stored as `.npz` under `$BIOIK_CACHE_DIR/sdf`, else
-`$XDG_CACHE_HOME/bioik/sdf`, else `~/.cache/bioik/sdf`, named by a SHA-256 of (format
-version, vertices, faces, spacing, padding, signed). Writes go to a temporary name and are
-`os.replace`d into place, so readers never see half a file; a file that does not load or
-does not match its key is rebuilt, never trusted.
+The construction, its error bound ((√3/2)·h near the surface) and its measured speed are
+in docs/collision.md, "How the distance grids are built".
 """
 
 from __future__ import annotations
