@@ -654,9 +654,6 @@ class Solver:
                 # a solver without the goal (kdl, trac …) cannot steer clear: it only has the exact
                 # check, i.e. rejection sampling as MoveIt does it [E 8.1]
                 checks.append(self._checker(goal))
-        for g in goals:
-            if type(g) is CollisionAvoidanceGoal and not g.is_secondary:
-                self._check_fixed_links(g, self._checker(g))
 
         def collision_free(q: np.ndarray):
             for check in checks:
@@ -668,21 +665,24 @@ class Solver:
 
     def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
         """The exact checker (coal) matching a collision goal's scene, margin, allowed pairs
-        and self-collision setting; built once per setting."""
+        and self-collision setting; built once per setting. A scene that a fixed link is in
+        is refused here (`_check_fixed_links`)."""
         key = (id(goal.scene), goal.margin, goal.allowed, goal.self_collision)
         hit = self._checkers.get(key)
         if hit is not None and hit[0] is goal.scene:
-            return hit[1]
-        from bioik.collision.acm import allowed_collisions
-        from bioik.collision.checker import CollisionChecker  # coal: pip install bioik[collision]
+            checker = hit[1]
+        else:
+            from bioik.collision.acm import allowed_collisions
+            from bioik.collision.checker import CollisionChecker  # coal: pip install bioik[collision]
 
-        acm = allowed_collisions(self.robot)
-        if not goal.self_collision:
-            links = acm.links
-            acm = acm.with_allowed([(a, b) for i, a in enumerate(links) for b in links[i + 1 :]])
-        checker = CollisionChecker(self.robot, goal.scene, margin=goal.margin, acm=acm, allowed=goal.allowed)
-        with self._prepare_lock:
-            self._checkers[key] = (goal.scene, checker)
+            acm = allowed_collisions(self.robot)
+            if not goal.self_collision:
+                links = acm.links
+                acm = acm.with_allowed([(a, b) for i, a in enumerate(links) for b in links[i + 1 :]])
+            checker = CollisionChecker(self.robot, goal.scene, margin=goal.margin, acm=acm, allowed=goal.allowed)
+            with self._prepare_lock:
+                self._checkers[key] = (goal.scene, checker)
+        self._check_fixed_links(goal, checker)
         return checker
 
     def _check_fixed_links(self, goal: CollisionAvoidanceGoal, checker: Any) -> None:
@@ -693,8 +693,8 @@ class Solver:
         scene = goal.scene
         if scene is None:
             return
-        key = (id(checker), scene.layout_version, scene.pose_version)
-        if self._fixed_checked.get(id(checker)) == key:
+        versions = (scene.layout_version, scene.pose_version)
+        if self._fixed_checked.get(id(checker)) == versions:
             return
         hits = checker.fixed_contacts()
         if hits:
@@ -704,7 +704,7 @@ class Solver:
                 f"link {c.a!r} of robot {self.robot.name!r} {where} obstacle {c.b!r} (signed distance {c.distance:.4f} m,"
                 f" margin {goal.margin} m), and no active joint moves it: every configuration collides. If it stands on"
                 f" or touches it, allow the contact: scene.allow_contact({c.b!r}, {c.a!r})")
-        self._fixed_checked[id(checker)] = key
+        self._fixed_checked[id(checker)] = versions
 
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance,
                            reference: np.ndarray | None = None) -> Result:
