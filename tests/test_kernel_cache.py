@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from bioik._kernel_cache import KERNEL_PACKAGES, ensure_fresh, process_lock
+from bioik._kernel_cache import KERNEL_PACKAGES, ROOT, ensure_fresh, kernel_sources, process_lock
 
 FIRST = """
 import bioik
@@ -40,7 +40,7 @@ def _tree(root):
     """A package tree with one kernel source and one cache file."""
     src = root / KERNEL_PACKAGES[0] / "k.py"
     src.parent.mkdir(parents=True)
-    src.write_text("x = 1\n")
+    src.write_text("import numba\nx = 1\n")
     cache = src.parent / "__pycache__" / "k.f-1.py311.nbi"
     cache.parent.mkdir()
     cache.write_bytes(b"index")
@@ -55,7 +55,7 @@ def test_an_edit_that_keeps_size_and_mtime_still_drops_the_cache(tmp_path):
     cache.write_bytes(b"index")
     assert not ensure_fresh(tmp_path) and cache.exists()  # unchanged sources keep the cache
     st = src.stat()
-    src.write_text("x = 2\n")
+    src.write_text("import numba\nx = 2\n")
     os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert ensure_fresh(tmp_path) and not cache.exists()
 
@@ -69,7 +69,7 @@ def test_a_cache_outside_the_package_follows_the_packages_sources(tmp_path):
     assert ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and not script_cache.exists()
     script_cache.write_bytes(b"index")
     assert not ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and script_cache.exists()
-    src.write_text("x = 2\n")
+    src.write_text("import numba\nx = 2\n")
     assert ensure_fresh(tmp_path / "pkg", cached=tmp_path / "bench") and not script_cache.exists()
 
 
@@ -104,3 +104,26 @@ def test_a_process_lock_makes_another_process_wait(tmp_path):
         assert lock_file.exists()
         assert not other_takes_it()
     assert other_takes_it()
+
+
+def test_only_what_compiled_code_can_read_is_stamped(tmp_path):
+    """A kernel module and the modules it takes constants from are stamped; a pure-Python
+    module (a loader) is not, so editing it keeps every compiled kernel."""
+    src, cache = _tree(tmp_path)
+    pkg = src.parent
+    (pkg / "consts.py").write_text("LIMIT = 3\n")
+    (pkg / "loader.py").write_text("def load():\n    return 1\n")
+    src.write_text(f"import numba\nfrom bioik.{pkg.name}.consts import LIMIT\nfrom bioik.{pkg.name}.loader import load\n")
+    assert {p.name for p in kernel_sources(tmp_path)} == {"k.py", "consts.py"}
+    ensure_fresh(tmp_path)
+    cache.write_bytes(b"index")
+    (pkg / "loader.py").write_text("def load():\n    return 2\n")
+    assert not ensure_fresh(tmp_path) and cache.exists()
+    (pkg / "consts.py").write_text("LIMIT = 4\n")
+    assert ensure_fresh(tmp_path) and not cache.exists()
+
+
+def test_the_packages_stamp_covers_the_constants_kernels_compile_in():
+    names = {p.relative_to(ROOT).as_posix() for p in kernel_sources()}
+    assert {"model/robot_model.py", "kinematics/fk.py", "goals/pose.py", "solvers/local/lm_pose.py"} <= names
+    assert not names & {"model/srdf.py", "model/urdf.py", "model/meshes.py", "robots/__init__.py"}

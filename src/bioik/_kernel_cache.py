@@ -8,6 +8,11 @@ stale inlined code. So at import, a stamp of every kernel source file (its path 
 of its content: an mtime can stay the same across an edit, or change with none) is
 compared with the one stored beside the cache; on a mismatch the whole cache is dropped.
 
+A kernel source file is one that mentions numba, plus each module such a file imports a
+module or an UPPER_CASE constant from (compiled code freezes the constants it reads:
+`model.robot_model.REVOLUTE`). Compiled code can read nothing else of another module, so
+an edit to pure-Python loading code (the URDF or SRDF reader) keeps the cache.
+
 Processes starting at once take turns (`process_lock`, a file lock beside the cache): one
 checks the stamp and drops the cache while the others wait, and one prepares (compiles) a
 solver's kernels while the others wait for that solver, then load what it wrote instead of
@@ -21,21 +26,54 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).parent
-#: Packages whose modules define compiled kernels, or constants that kernels compile in
-#: (`model.robot_model.REVOLUTE`).
+#: Packages whose modules may define compiled kernels.
 KERNEL_PACKAGES = ("model", "kinematics", "scene", "collision", "goals", "problem", "solvers")
+_KERNEL_MARK = re.compile(rb"numba|njit")
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+bioik((?:\.\w+)*)\s+import\s+(\([^)]*\)|[^\n]*)", re.MULTILINE)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+bioik((?:\.\w+)+)", re.MULTILINE)
+_NAME = re.compile(rb"\b([A-Za-z_]\w*)(?:\s+as\s+\w+)?")
+
+
+def kernel_sources(root: Path = ROOT) -> list[Path]:
+    """The files whose content compiled kernels depend on: every module under the kernel
+    packages that mentions numba, and each bioik module it imports a module or an
+    UPPER_CASE constant from."""
+    modules = {_dotted(p.relative_to(root)): p for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+    found: set[Path] = set()
+    for path in (p for pkg in KERNEL_PACKAGES for p in (root / pkg).rglob("*.py")):
+        text = path.read_bytes()
+        if not _KERNEL_MARK.search(text):
+            continue
+        found.add(path)
+        for m in _IMPORT.finditer(text):
+            found.update(p for p in [modules.get(m.group(1).decode())] if p)
+        for m in _FROM_IMPORT.finditer(text):
+            package = m.group(1).decode()
+            for name in _NAME.findall(m.group(2).split(b"#")[0]):
+                sub = modules.get(f"{package}.{name.decode()}")
+                if sub is not None:
+                    found.add(sub)
+                elif name.isupper() and package in modules:
+                    found.add(modules[package])
+    return sorted(found)
+
+
+def _dotted(relative: Path) -> str:
+    """".model.urdf" for model/urdf.py, ".model" for model/__init__.py, "" for __init__.py."""
+    parts = relative.with_suffix("").parts
+    return "".join(f".{x}" for x in (parts[:-1] if parts[-1] == "__init__" else parts))
 
 
 def sources_stamp(root: Path = ROOT) -> str:
-    """Hash of the paths and contents of every kernel source file under root (≈ 2 ms)."""
+    """Hash of the paths and contents of every kernel source file under root (≈ 10 ms)."""
     h = hashlib.sha1()
-    files = [p for pkg in KERNEL_PACKAGES for p in (root / pkg).rglob("*.py")]
-    for p in sorted(files):
+    for p in kernel_sources(root):
         h.update(f"{p.relative_to(root).as_posix()}:".encode())
         h.update(hashlib.sha1(p.read_bytes()).digest())
     return h.hexdigest()
