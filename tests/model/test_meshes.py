@@ -109,3 +109,77 @@ def test_load_robot_passes_mesh_options(tree):
         bioik.load_robot(text, mesh_dirs=[tree / "pkg"])
     robot = bioik.load_robot(text, mesh_dirs=[tree / "pkg"], allow_outside=True)
     assert robot.model.link("l1").collision[0].filename == "../../secret.stl"
+
+
+def _package(root: Path, folder: str, name: str | None = None) -> Path:
+    """root/folder as a ROS package (package.xml naming `name`, or none) with meshes/a.stl."""
+    pkg = root / folder
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "meshes" / "a.stl").write_bytes(b"solid x\nendsolid x\n")
+    if name is not None:
+        (pkg / "package.xml").write_text(f"<package format='3'>\n  <name>{name}</name>\n</package>\n")
+    return pkg
+
+
+def _urdf_in(folder: Path, reference: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "robot.urdf"
+    path.write_text(urdf_with_mesh(reference))
+    return path
+
+
+@pytest.fixture
+def no_ros(monkeypatch):
+    for v in ("ROS_PACKAGE_PATH", "AMENT_PREFIX_PATH"):
+        monkeypatch.delenv(v, raising=False)
+    return monkeypatch
+
+
+def test_a_package_above_the_urdf_is_found_by_its_name_or_package_xml(tmp_path, no_ros):
+    """A description package as pip or a checkout lays it out: the URDF below the package folder."""
+    pkg = _package(tmp_path, "src/my_robot_description", "my_robot_description")
+    urdf = _urdf_in(pkg / "urdf", "package://my_robot_description/meshes/a.stl")
+    assert parse_urdf(urdf).link("l1").collision[0].path == (pkg / "meshes/a.stl").resolve()
+    renamed = _package(tmp_path, "checkout-2", "other_description")  # folder name differs: package.xml decides
+    urdf = _urdf_in(renamed / "robots", "package://other_description/meshes/a.stl")
+    assert parse_urdf(urdf).link("l1").collision[0].path == (renamed / "meshes/a.stl").resolve()
+
+
+def test_ros_package_path_and_ament_prefix_path_are_searched(tmp_path, no_ros):
+    ws = tmp_path / "ws"
+    pkg = _package(ws, "src/group/arm_description", "arm_description")
+    share = _package(tmp_path / "install", "share/hand_description")
+    urdf = _urdf_in(tmp_path / "elsewhere", "package://arm_description/meshes/a.stl")
+    no_ros.setenv("ROS_PACKAGE_PATH", str(ws / "src"))
+    assert parse_urdf(urdf).link("l1").collision[0].path == (pkg / "meshes/a.stl").resolve()
+    urdf = _urdf_in(tmp_path / "elsewhere2", "package://hand_description/meshes/a.stl")
+    no_ros.setenv("AMENT_PREFIX_PATH", str(tmp_path / "install"))
+    assert parse_urdf(urdf).link("l1").collision[0].path == (share / "meshes/a.stl").resolve()
+
+
+def test_package_dirs_name_a_package_and_stay_confined(tmp_path, no_ros):
+    pkg = _package(tmp_path, "anywhere")
+    urdf = _urdf_in(tmp_path / "robot", "package://thing/meshes/a.stl")
+    assert parse_urdf(urdf).link("l1").collision[0].path is None
+    robot = bioik.load_robot(urdf, package_dirs={"thing": pkg})
+    assert robot.model.link("l1").collision[0].path == (pkg / "meshes/a.stl").resolve()
+    (tmp_path / "secret.stl").write_bytes(b"")
+    escape = _urdf_in(tmp_path / "robot2", "package://thing/../secret.stl")
+    with pytest.raises(URDFError, match="outside the URDF's folder and the mesh folders"):
+        parse_urdf(escape, package_dirs={"thing": pkg})
+
+
+def test_an_unresolved_package_says_where_it_looked_and_how_to_name_it(tmp_path, no_ros):
+    urdf = _urdf_in(tmp_path / "robot", "package://nowhere_description/meshes/a.stl")
+    with pytest.raises(URDFError) as e:
+        resolve_mesh("package://nowhere_description/meshes/a.stl", urdf.parent)
+    message = str(e.value)
+    for part in ("mesh 'package://nowhere_description/meshes/a.stl' not found", "ROS_PACKAGE_PATH=''", "AMENT_PREFIX_PATH=''",
+                 "the folders above the URDF", "package_dirs={'nowhere_description': '/path/to/nowhere_description'}"):
+        assert part in message
+    from bioik.collision.link_geometry import MeshNotFoundError, link_pieces
+
+    robot = bioik.load_robot(urdf)
+    with pytest.raises(MeshNotFoundError, match=r"link 'l1': collision mesh 'package://nowhere_description/meshes/a.stl' was not "
+                                                r"found .*package_dirs=\{'nowhere_description'"):
+        link_pieces(robot.model.link("l1"))

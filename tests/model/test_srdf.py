@@ -3,7 +3,7 @@
 import pytest
 
 import bioik
-from bioik.model.srdf import SRDFError, parse_srdf
+from bioik.model.srdf import SRDFError, SRDFWarning, parse_srdf
 
 TEXT = """<?xml version="1.0"?>
 <robot name="ur5">
@@ -37,12 +37,22 @@ def test_load_robot_keeps_the_srdf_through_group_and_frozen_changes():
 
 
 def test_unknown_names_are_listed_with_the_known_ones():
+    """As MoveIt does, a part that does not fit is left out with one warning, the rest is
+    used, and selecting the broken group says why; `parse_srdf(..., model)` is strict."""
     bad = TEXT.replace('link2="wrist_3_link"', 'link2="wrist_3_lnk"').replace('"wrist_2_joint"', '"wrist_two"')
-    with pytest.raises(SRDFError) as e:
-        bioik.load_robot("ur5", srdf=bad)
-    msg = str(e.value)
+    with pytest.warns(SRDFWarning) as w:
+        robot = bioik.load_robot("ur5", srdf=bad)
+    msg = str(w[0].message)
     assert "unknown link 'wrist_3_lnk' (closest: wrist_3_link" in msg
     assert "unknown joint 'wrist_two'" in msg and "wrist_2_joint" in msg
+    assert robot.with_group("manipulator").dof == 6
+    with pytest.raises(SRDFError, match=r"group 'wrist' of robot 'ur5' cannot be used: .*line 4: group 'wrist' names unknown joint 'wrist_two'"):
+        robot.with_group("wrist")
+    with pytest.raises(SRDFError, match="group 'both' contains group 'wrist', which cannot be used"):
+        robot.with_group("both")
+    assert ("wrist_1_link", "wrist_3_lnk") not in {d[:2] for d in robot.semantics.disabled}
+    with pytest.raises(SRDFError, match="does not fit robot 'ur5'"):
+        parse_srdf(bad, robot.model)
 
 
 @pytest.mark.parametrize("text,match", [

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bioik.errors import BioikError
+from bioik.model.meshes import package_hint
 from bioik.model.robot_model import Geometry, Link, RobotModel
 
 if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
@@ -74,10 +75,14 @@ class Piece:
 
 def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
     if geometry.path is None or not Path(geometry.path).is_file():
+        filename = geometry.filename or ""
+        fix = "pass its folder in load_robot(..., mesh_dirs=[...])"
+        if geometry.path is None and filename.startswith("package://"):
+            fix = package_hint(filename[len("package://"):].partition("/")[0], ".") + ", or its folder in mesh_dirs=[...]"
         raise MeshNotFoundError(
-            f"link {link.name!r}: collision mesh {geometry.filename!r} was not found when the URDF was loaded"
+            f"link {link.name!r}: collision mesh {filename!r} was not found when the URDF was loaded"
             f"{'' if geometry.path is None else f' (resolved to {str(geometry.path)!r}, which no longer exists)'}; "
-            "expected a mesh file: pass its folder in load_robot(..., mesh_dirs=[...])")
+            f"expected a mesh file: {fix}")
     return _read_mesh(str(geometry.path), tuple(float(s) for s in (geometry.size or (1.0, 1.0, 1.0))))
 
 

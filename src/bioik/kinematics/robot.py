@@ -21,7 +21,9 @@ from bioik.kinematics.jacobian import jacobian
 from bioik.kinematics.program import KinematicProgram, build_program
 from bioik.model.fingerprint import feed, model_fingerprint
 from bioik.model.group import Group, GroupSpec, resolve_group
+from bioik.model.names import UnknownNameError, suggest
 from bioik.model.robot_model import PRISMATIC, REVOLUTE, RobotModel
+from bioik.model.srdf import SRDFError
 
 #: Sampling range used for variables without finite limits (continuous: ±π; floating/planar
 #: translations: ±1 m).
@@ -44,6 +46,10 @@ class Robot:
         source: where the model came from (a name or path), for messages.
         srdf: the SRDF loaded with the robot; its disabled collision pairs join the
             allowed-collision matrix.
+        semantics: that SRDF resolved for `model` (`bioik.model.srdf.semantics`): its groups
+            are in `groups`; with no group named, its default group (every joint but the
+            passive ones, ending in every group's tips) is active; its group states are
+            `named_configuration`s.
     """
 
     def __init__(
@@ -56,15 +62,23 @@ class Robot:
         frozen: Mapping[str, float] | np.ndarray | None = None,
         source: str | None = None,
         srdf: Any = None,
+        semantics: Any = None,
     ):
         self.model = model
         #: The `bioik.model.srdf.SRDF` loaded with the robot (its disabled collision pairs
         #: join the allowed-collision matrix), or None.
         self.srdf = srdf
+        self.semantics = semantics
         self.groups: dict[str, Any] = dict(groups or {})
         self.default_group = default_group
         self.source = source
-        self.group: Group = resolve_group(model, group, self.groups, default_group)
+        if semantics is not None and isinstance(group, str) and group in semantics.unusable:
+            raise SRDFError(f"group {group!r} of robot {model.name!r} cannot be used: {semantics.unusable[group]}")
+        if group is None and default_group is None and semantics is not None and semantics.default:
+            g = resolve_group(model, semantics.default)
+            self.group = Group("all", g.variables, g.tips)
+        else:
+            self.group = resolve_group(model, group, self.groups, default_group)
         full = np.array([np.clip(0.0, v.lower, v.upper) for v in model.variables])
         if isinstance(frozen, Mapping):
             full = _frozen(model, full, frozen)
@@ -151,7 +165,7 @@ class Robot:
             A new `Robot`.
         """
         return Robot(self.model, group, groups=self.groups, default_group=self.default_group, frozen=self.frozen, source=self.source,
-                     srdf=self.srdf)
+                     srdf=self.srdf, semantics=self.semantics)
 
     def with_frozen(self, values: Mapping[str, float]) -> Robot:
         """The same group with other values for the joints outside it.
@@ -166,7 +180,7 @@ class Robot:
             raise TypeError(f"with_frozen takes a dict of joint values by variable name; got {type(values).__name__} {values!r}")
         frozen = _frozen(self.model, self.frozen, values)
         return Robot(self.model, self.group_spec, groups=self.groups, default_group=self.default_group, frozen=frozen, source=self.source,
-                     srdf=self.srdf)
+                     srdf=self.srdf, semantics=self.semantics)
 
     @property
     def group_spec(self) -> dict:
@@ -249,6 +263,35 @@ class Robot:
             An array (dof,).
         """
         return self._center.copy()
+
+    @property
+    def named_configurations(self) -> list[str]:
+        """Names of the SRDF's group states (`named_configuration`); empty without an SRDF."""
+        return [] if self.semantics is None else list(self.semantics.states)
+
+    def named_configuration(self, name: str) -> np.ndarray:
+        """An SRDF group state as a configuration of this robot's group.
+
+        The state's values for the group's variables, and the frozen values (or, for the
+        group's other variables, the default of the unmoved robot: 0 clipped into the
+        limits) for the rest: usable as a seed or a `frozen` configuration.
+
+        Args:
+            name: a `<group_state>` name of the SRDF loaded with the robot.
+
+        Returns:
+            An array (dof,).
+        """
+        if self.semantics is not None and name in self.semantics.unusable and name not in self.semantics.states:
+            raise SRDFError(f"named configuration {name!r} of robot {self.name!r} cannot be used: {self.semantics.unusable[name]}")
+        if self.semantics is None or name not in self.semantics.states:
+            known = self.named_configurations
+            raise UnknownNameError(f"unknown named configuration {name!r} of robot {self.name!r}; "
+                                   f"{suggest(name, known) if known else 'it has none (they come from an SRDF: load_robot(..., srdf=...))'}")
+        full = self.frozen.copy()
+        for variable, value in self.semantics.states[name].items():
+            full[self.model.variable_index(variable)] = value
+        return full[list(self.group.variables)]
 
     def full_configuration(self, q: Any) -> dict[str, float]:
         """All model variables by name: q for the group, frozen values for the rest.

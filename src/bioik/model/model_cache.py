@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 from lxml import etree
 
 from bioik import _cache_dir
+from bioik.model.meshes import PACKAGE_PATH_VARIABLES
 from bioik.model.robot_model import RobotModel
 
 _FORMAT = 1
@@ -36,9 +37,11 @@ def _code_stamp() -> str:
 
 
 def model_key(text: bytes, origin: str, folder: Path | None, root: etree._Element, mesh_dirs: Sequence[str | os.PathLike],
-              allow_outside: bool, mesh_file) -> str:
+              allow_outside: bool, mesh_file, package_dirs: Mapping[str, str | os.PathLike] | None = None) -> str:
     """The cache key of a URDF: `mesh_file(reference)` is the file a mesh reference finds (or None)."""
-    h = hashlib.sha256(f"{_FORMAT}|{_code_stamp()}|{origin}|{folder}|{[str(d) for d in mesh_dirs]}|{allow_outside}|".encode())
+    packages = sorted((k, str(v)) for k, v in (package_dirs or {}).items())
+    env = [os.environ.get(v, "") for v in PACKAGE_PATH_VARIABLES]
+    h = hashlib.sha256(f"{_FORMAT}|{_code_stamp()}|{origin}|{folder}|{[str(d) for d in mesh_dirs]}|{allow_outside}|{packages}|{env}|".encode())
     h.update(text)
     for el in root.iter("mesh"):
         found = mesh_file(el.get("filename") or "")

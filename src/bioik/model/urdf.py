@@ -15,7 +15,7 @@ import io
 import logging
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -45,21 +45,23 @@ DEFAULT_VELOCITY = 1.0
 
 
 def parse_urdf(source: str | bytes | Path | os.PathLike, *, mesh_dirs: Sequence[str | os.PathLike] = (),
-               allow_outside: bool = False) -> RobotModel:
+               allow_outside: bool = False, package_dirs: Mapping[str, str | os.PathLike] | None = None) -> RobotModel:
     """Load a URDF from a file path, URDF text or URDF bytes.
 
-    Mesh references must lie in the URDF's folder or in `mesh_dirs` (see `bioik.model.meshes`);
-    `allow_outside=True` trusts the URDF to point anywhere. A mesh found there is kept as
+    Mesh references must lie in the URDF's folder, in `mesh_dirs` or in the folder of the
+    ``package://`` they name (found as ROS finds it, or given in `package_dirs` as
+    {name: folder}; see `bioik.model.meshes`); `allow_outside=True` trusts the URDF to
+    point anywhere. A mesh found there is kept as
     `Geometry.path`; one not found (yet) leaves it None.
     """
     text, origin, folder = read_source(source)
     root = parse_xml(text, origin)
 
     def mesh_file(reference: str) -> Path | None:
-        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside) if is_file(c)), None)
+        return next((c for c in mesh_candidates(reference, folder, mesh_dirs, allow_outside, package_dirs) if is_file(c)), None)
 
     try:
-        key = model_cache.model_key(text, origin, folder, root, mesh_dirs, allow_outside, mesh_file)
+        key = model_cache.model_key(text, origin, folder, root, mesh_dirs, allow_outside, mesh_file, package_dirs)
     except (URDFError, OSError, ValueError):  # a reference refused or unreadable: the full parse names it
         key = None
     model = model_cache.load(key) if key is not None else None
