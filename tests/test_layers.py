@@ -37,6 +37,7 @@ LAYERS = {
     "bioik.rollout": 10,
     "bioik.moveit": 10,
     "bioik.moveit_config": 10,
+    "bioik.moveit_package": 10,
     "bioik.decoupling": 10,
     "bioik.passage_solver": 10,
     "bioik": 11,

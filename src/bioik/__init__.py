@@ -49,11 +49,12 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik.passage_solver import PassageSolver
     from bioik.scene.passage import Passage, PassageFinder
     from bioik.moveit import IKErrorCode, KinematicsConfig, get_position_ik, search_position_ik
+    from bioik.moveit_package import MoveItConfig, load_moveit_config
 
 __version__ = "0.1.0"
 
 __all__ = ["BatchResult", "BioikError", "GoalBatch", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
-           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
+           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", "MoveItConfig", "load_moveit_config", *_goal_names]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {
@@ -69,6 +70,8 @@ _LAZY = {
     "KinematicsConfig": "bioik.moveit",
     "get_position_ik": "bioik.moveit",
     "search_position_ik": "bioik.moveit",
+    "MoveItConfig": "bioik.moveit_package",
+    "load_moveit_config": "bioik.moveit_package",
 }
 
 
