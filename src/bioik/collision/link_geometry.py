@@ -78,7 +78,7 @@ def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
         filename = geometry.filename or ""
         fix = "pass its folder in load_robot(..., mesh_dirs=[...])"
         if geometry.path is None and filename.startswith("package://"):
-            fix = package_hint(filename[len("package://"):].partition("/")[0], ".") + ", or its folder in mesh_dirs=[...]"
+            fix = package_hint(filename[len("package://"):].lstrip("/").partition("/")[0], ".") + ", or its folder in mesh_dirs=[...]"
         raise MeshNotFoundError(
             f"link {link.name!r}: collision mesh {filename!r} was not found when the URDF was loaded"
             f"{'' if geometry.path is None else f' (resolved to {str(geometry.path)!r}, which no longer exists)'}; "

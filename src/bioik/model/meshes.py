@@ -76,7 +76,7 @@ def mesh_candidates(reference: str, urdf_dir: PathLike | None = None, mesh_dirs:
     roots = [Path(d).resolve() for d in ([urdf_dir] if urdf_dir is not None else []) + list(mesh_dirs)]
     scheme = urlsplit(reference).scheme if "://" in reference else ""
     if scheme == "package":
-        package, _, rest = reference[len("package://"):].partition("/")
+        package, _, rest = reference[len("package://"):].lstrip("/").partition("/")  # package:///name/… as package://name/…
         packages = package_folders(package, urdf_dir, package_dirs)
         roots += packages
         candidates = [p / rest for p in packages] + [root / package / rest for root in roots] + [root / rest for root in roots]
@@ -107,7 +107,7 @@ def resolve_mesh(reference: str, urdf_dir: PathLike | None = None, mesh_dirs: Se
     looked = ", ".join(str(c) for c in candidates) or "nowhere: URDF text and no mesh_dirs"
     hint = ""
     if reference.startswith("package://"):
-        package = reference[len("package://"):].partition("/")[0]
+        package = reference[len("package://"):].lstrip("/").partition("/")[0]
         if not package_folders(package, urdf_dir, package_dirs):
             hint = f"; {package_hint(package, urdf_dir)}"
     raise URDFError(f"mesh {reference!r} not found; looked at {looked}{hint}")

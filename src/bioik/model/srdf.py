@@ -65,7 +65,8 @@ class SRDFEndEffector:
 
 @dataclass(frozen=True)
 class SRDFGroupState:
-    """`<group_state>`: values by joint name (several for a floating or planar joint)."""
+    """`<group_state>`: values by joint name (several for a floating or planar joint); an
+    empty `group` (some SRDFs leave it out) checks no membership."""
 
     name: str
     group: str
@@ -137,7 +138,7 @@ def parse_srdf(source: str | bytes | os.PathLike, model: RobotModel | None = Non
         )
     effectors = tuple(SRDFEndEffector(need(e, "name"), need(e, "parent_link"), need(e, "group"), e.get("parent_group") or None,
                                       e.sourceline or 0) for e in root.findall("end_effector"))
-    states = tuple(SRDFGroupState(need(s, "name"), need(s, "group"),
+    states = tuple(SRDFGroupState(need(s, "name"), s.get("group") or "",
                                   tuple((need(j, "name"), _numbers(origin, j, need(j, "value"))) for j in s.findall("joint")),
                                   s.sourceline or 0) for s in root.findall("group_state"))
     virtual = []
@@ -392,7 +393,7 @@ def _cyclic(srdf: SRDF) -> list[str]:
 def _state(model: RobotModel, srdf: SRDF, s: SRDFGroupState, closure: dict[str, list[int]], bad) -> dict[str, float]:
     """The variable values of group_state `s`; each problem goes to `bad`."""
     at = f"line {s.line}: group_state {s.name!r}"
-    if s.group not in srdf.groups:
+    if s.group and s.group not in srdf.groups:
         bad(f"{at} is for unknown group {s.group!r} ({suggest(s.group, srdf.groups)})")
         return {}
     members = set(closure.get(s.group, ()))
@@ -403,7 +404,7 @@ def _state(model: RobotModel, srdf: SRDF, s: SRDFGroupState, closure: dict[str, 
             continue
         j = model.joint_index(name)
         joint = model.joints[j]
-        if s.group in closure and j not in members:
+        if s.group and s.group in closure and j not in members:
             bad(f"{at} sets joint {name!r}, which is not in group {s.group!r}; expected the group's joints")
             continue
         if joint.type == "fixed" or joint.mimic is not None:
