@@ -10,6 +10,7 @@ sphere cover and coal's primitives, triangle meshes for sampling and coal's BVH 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 from bioik.errors import BioikError
 from bioik.model.meshes import package_hint
 from bioik.model.robot_model import Geometry, Link, RobotModel
+from bioik.model.urdf_source import URDFError
 
 if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
     import trimesh
@@ -83,15 +85,45 @@ def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
             f"link {link.name!r}: collision mesh {filename!r} was not found when the URDF was loaded"
             f"{'' if geometry.path is None else f' (resolved to {str(geometry.path)!r}, which no longer exists)'}; "
             f"expected a mesh file: {fix}")
-    return _read_mesh(str(geometry.path), tuple(float(s) for s in (geometry.size or (1.0, 1.0, 1.0))))
+    scale = tuple(float(x) for x in (geometry.size or (1.0, 1.0, 1.0)))
+    try:
+        mesh = _read_mesh(str(geometry.path), scale)
+    except MeshReadError as e:
+        raise URDFError(f"link {link.name!r}: collision mesh {geometry.filename!r} ({geometry.path}) {e}; "
+                        "expected a triangle mesh (STL, OBJ, DAE, PLY …) with faces, or a primitive shape") from None
+    return mesh
+
+
+class OpenMeshWarning(UserWarning):
+    """Collision meshes that are not closed: what is assumed is in the message."""
+
+
+def warn_open_meshes(model: RobotModel, pieces: dict[str, tuple[Piece, ...]]) -> None:
+    """One warning naming the links whose collision meshes are not closed (watertight)."""
+    open_links = [name for name, ps in pieces.items() if any(p.kind == "mesh" and not p.mesh.is_watertight for p in ps)]
+    if open_links:
+        shown = ", ".join(open_links[:8]) + (f" and {len(open_links) - 8} more" if len(open_links) > 8 else "")
+        warnings.warn(f"robot {model.name!r}: the collision meshes of {shown} are not closed (not watertight); assumed: each is "
+                      "the surface it describes — its sphere cover holds that surface and what lies between its points, and "
+                      "the exact check (coal) tests its triangles, so an obstacle wholly inside an open mesh counts as clear",
+                      OpenMeshWarning, stacklevel=4)
+
+
+class MeshReadError(Exception):
+    """Why a mesh file could not be read (turned into a URDFError naming the link)."""
 
 
 @lru_cache(maxsize=64)
 def _read_mesh(path: str, scale: tuple[float, ...]) -> trimesh.Trimesh:
     import trimesh
-    m = trimesh.load(path, force="mesh", process=True)
-    if len(m.faces) == 0:
-        raise ValueError(f"collision mesh {path!r} has no triangles")
+    try:
+        m = trimesh.load(path, force="mesh", process=True)
+    except Exception as e:  # noqa: BLE001 — trimesh and its loaders raise many kinds for a bad file
+        raise MeshReadError(f"could not be read: {type(e).__name__}: {e}") from None
+    if not isinstance(m, trimesh.Trimesh) or len(m.faces) == 0:
+        raise MeshReadError("holds no triangles (an empty file, or a DAE or OBJ of only lines or points)")
+    if not np.isfinite(m.vertices).all():
+        raise MeshReadError("has vertices that are not finite numbers")
     s = np.ones(3) * np.asarray(scale, dtype=float) if len(scale) in (1, 3) else np.ones(3)
     m.apply_scale(s) if np.allclose(s, s[0]) else m.apply_transform(np.diag([*s, 1.0]))
     return m

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bioik.collision import _cache
-from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces
+from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces, warn_open_meshes
 from bioik.kinematics.robot import Robot
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
@@ -143,10 +143,12 @@ def _settings(tolerance, max_spheres, where: str) -> tuple[float, int]:
 
 def _build(model: RobotModel, tolerance: float, max_spheres: int, own: dict[str, tuple[float, int]]) -> SphereModel:
     links, link_of, centres, radii = [], [], [], []
+    pieces = {link.name: link_pieces(link) for link in model.links if link.collision}
+    warn_open_meshes(model, pieces)
     for link in model.links:
         if not link.collision:
             continue
-        c, r = link_cover(link_pieces(link), *own.get(link.name, (tolerance, max_spheres)))
+        c, r = link_cover(pieces[link.name], *own.get(link.name, (tolerance, max_spheres)))
         link_of += [len(links)] * len(r)
         links.append(link.name)
         centres.append(c)
