@@ -5,14 +5,23 @@ import numpy as np
 import pytest
 
 
+#: Markers whose tests run only when `-m` names them, and why.
+OPT_IN = {
+    "boundscheck": "compiles every kernel with bounds checks (minutes): run with -m boundscheck",
+    "slow": "compiles kernels of their own or runs thousands of solves (minutes): run with -m slow (CI does)",
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `boundscheck` run only when `-m boundscheck` selects them."""
-    if "boundscheck" in (config.getoption("-m") or ""):
-        return
-    skip = pytest.mark.skip(reason="compiles every kernel with bounds checks (minutes): run with -m boundscheck")
-    for item in items:
-        if "boundscheck" in item.keywords:
-            item.add_marker(skip)
+    """Tests marked `boundscheck` or `slow` run only when `-m` selects them."""
+    selected = config.getoption("-m") or ""
+    for marker, reason in OPT_IN.items():
+        if marker in selected:
+            continue
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture

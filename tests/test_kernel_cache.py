@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from bioik._kernel_cache import KERNEL_PACKAGES, ROOT, ensure_fresh, kernel_sources, process_lock
 
 FIRST = """
@@ -25,6 +27,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_kernels_cached_by_a_one_call_solve_serve_the_general_path(tmp_path):
     """The one-call path compiles `unpack` inside a kernel without reference counting; a
     later process's acceptance test (with reference counting) must not load that build

@@ -69,6 +69,19 @@ def test_the_last_turn_is_cut_at_the_timeout(shelf, monkeypatch):
     assert not res.success and calls and all(0.0 < t <= 0.05 for _, t in calls)
 
 
+def test_the_reported_time_is_the_whole_call(shelf, monkeypatch):
+    """The passage search and every turn count: the turns here report 0 s, the finder takes 50 ms."""
+    import time
+
+    _, solver = shelf
+    calls = []
+    monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
+    monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: time.sleep(0.05))
+    res = solver.solve(np.eye(4), timeout=1.0, random_seed=0)
+    assert res.success and res.time >= 0.05
+
+
 def test_a_deep_shelf_target_is_reached_collision_free(shelf):
     """Shelf target 642 (the back wall of the bottom middle compartment) takes the whole
     robot's search some thousand random restarts; the turns answer it, checked exactly."""

@@ -36,6 +36,13 @@ class MoveItConfig:
 
     `robot(group)` is the robot with that group active; `settings(group)` its
     `KinematicsConfig` (bioik's defaults for a group kinematics.yaml does not list).
+
+    Attributes:
+        folder: the config package's folder.
+        urdf: the URDF (or xacro) file the robot came from.
+        srdf: the SRDF file.
+        base: the robot with the SRDF's default group active.
+        kinematics: group name → its kinematics.yaml settings.
     """
 
     folder: Path
@@ -50,11 +57,25 @@ class MoveItConfig:
         return list(self.base.semantics.groups) if self.base.semantics is not None else []
 
     def robot(self, group: str | None = None) -> Robot:
-        """The robot with `group` active (None: the SRDF's default, every joint but the passive ones)."""
+        """The robot with a group active.
+
+        Args:
+            group: an SRDF group name (None: the SRDF's default, every joint but the passive ones).
+
+        Returns:
+            The `Robot`.
+        """
         return self.base if group is None else self.base.with_group(group)
 
     def settings(self, group: str) -> KinematicsConfig:
-        """kinematics.yaml's settings of `group` (a group it does not list gets bioik's defaults)."""
+        """kinematics.yaml's settings of a group.
+
+        Args:
+            group: an SRDF group name (one kinematics.yaml does not list gets bioik's defaults).
+
+        Returns:
+            The `KinematicsConfig`.
+        """
         self.base.with_group(group)  # an unknown group is named here, with the known ones
         return self.kinematics.get(group, KinematicsConfig())
 

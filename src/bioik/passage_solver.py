@@ -86,6 +86,7 @@ class PassageSolver:
             T: a tip pose the robot reaches (a stored target, the FK of a configuration).
         """
         T = np.asarray(T, dtype=float)
+        self.finder.find(*_ray(T))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=(T[:3, 3] - 0.1 * T[:3, 2], T[:3, 2], 0.05))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=OPEN)
         self._whole(T, None, 5.0, 0, None, 1e-5, 1e-5)
@@ -106,13 +107,15 @@ class PassageSolver:
 
         Returns:
             The `Result` of the turn that answered (or of the last one), its callback_calls,
-            restarts and iterations summed over all turns.
+            restarts and iterations summed over all turns, and `time` the whole call's
+            (the passage search included).
         """
+        start = time.perf_counter()
         deadline = time.monotonic() + check_timeout(timeout)
         T = np.asarray(T, dtype=float)
         if T.shape != (4, 4) or not np.isfinite(T).all():
             raise ValueError(f"PassageSolver.solve: the target must be a finite 4×4 pose; got shape {T.shape}")
-        found = self.finder.find(T[:3, 3], T[:3, 2])
+        found = self.finder.find(*_ray(T))
         rng = np.random.default_rng(random_seed)
         tolerances = (position_tolerance, rotation_tolerance)
 
@@ -143,6 +146,7 @@ class PassageSolver:
         res.callback_calls += calls
         res.restarts += restarts
         res.iterations += iterations
+        res.time = time.perf_counter() - start
         return res
 
     def _whole(self, T, seed, timeout, random_seed, callback, position_tolerance, rotation_tolerance) -> Result:
@@ -150,6 +154,12 @@ class PassageSolver:
         return solve(self.robot, [PoseGoal(self.tip, T), self.collision], seed=seed, timeout=timeout, solver=self.solver,
                      callback=callback, random_seed=random_seed, position_tolerance=position_tolerance,
                      rotation_tolerance=rotation_tolerance, scene=self.scene)
+
+
+def _ray(T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tip's position and approach axis as fresh contiguous vectors: the finder's kernels
+    are compiled for those (a view of a read-only or strided pose would compile anew)."""
+    return np.array(T[:3, 3], dtype=float), np.array(T[:3, 2], dtype=float)
 
 
 def _slice(piece: float, deadline: float) -> float:

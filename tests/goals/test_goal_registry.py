@@ -222,6 +222,7 @@ def test_a_goal_from_outside_needs_a_cache_of_its_own():
         bioik.Problem(tree(), [HeightGoal("tip_a", 0.3)])
 
 
+@pytest.mark.slow
 def test_a_goal_defined_in_this_file_solves_with_lm(tmp_path):
     """The goal above is all it takes: run in a fresh process with a numba cache of its own,
     so that the dispatcher is generated with HEIGHT in it (and every kernel compiled anew,

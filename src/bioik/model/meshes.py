@@ -36,11 +36,20 @@ _PACKAGE_NAME = re.compile(rb"<name>\s*([^<\s]+)\s*</name>")
 
 def package_folders(package: str, urdf_dir: PathLike | None = None,
                     package_dirs: Mapping[str, PathLike] | None = None) -> list[Path]:
-    """Folders that may hold ROS package `package`, in search order (existing ones only):
+    """Folders that may hold a ROS package, in search order (existing ones only):
     ``package_dirs[package]``; each ``ROS_PACKAGE_PATH`` entry that is the package (its
     ``package.xml`` names it) or holds it up to three levels down; ``share/package`` of
     each ``AMENT_PREFIX_PATH`` prefix; and the folders above the URDF named `package` or
-    holding a ``package.xml`` that names it."""
+    holding a ``package.xml`` that names it.
+
+    Args:
+        package: the package name (of ``package://package/...``).
+        urdf_dir: the URDF's folder (None for URDF text).
+        package_dirs: {package name: folder} given by the user.
+
+    Returns:
+        The folders, resolved, first match first.
+    """
     found: list[Path] = []
     if package_dirs and package in package_dirs:
         found.append(Path(package_dirs[package]))

@@ -103,7 +103,15 @@ VIRTUAL_JOINT_TYPES = ("fixed", "floating", "planar")
 
 
 def parse_srdf(source: str | bytes | os.PathLike, model: RobotModel | None = None) -> SRDF:
-    """Read an SRDF file path or SRDF text; with `model`, check every name strictly (`check_srdf`)."""
+    """Read an SRDF.
+
+    Args:
+        source: an SRDF file path, SRDF text or bytes.
+        model: if given, every name is checked against it strictly (`check_srdf`).
+
+    Returns:
+        The `SRDF`, its elements as written.
+    """
     if isinstance(source, (bytes, bytearray)):
         data, origin = bytes(source), "<SRDF bytes>"
     elif isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
@@ -176,11 +184,14 @@ def check_srdf(srdf: SRDF, model: RobotModel) -> None:
 class Semantics:
     """An SRDF in bioik's terms, for one model.
 
-    groups: group name → spec for `bioik.model.group.resolve_group` ({"joints", "tips"});
-    states: group_state name → {variable name: value}; default: the spec of the group used
-    when none is named (every joint but the passive ones; the tips of every group and end
-    effector); unusable: group or state name → why it cannot be used; problems: every
-    part that does not fit, in file order.
+    Attributes:
+        groups: group name → spec for `bioik.model.group.resolve_group` ({"joints", "tips"}).
+        states: group_state name → {variable name: value}.
+        default: the spec of the group used when none is named (every joint but the passive
+            ones; the tips of every group and end effector).
+        unusable: group or state name → why it cannot be used.
+        problems: every part that does not fit, in file order.
+        disabled: the disable_collisions pairs whose links the model has.
     """
 
     groups: dict[str, dict]
@@ -192,8 +203,16 @@ class Semantics:
 
 
 def semantics(srdf: SRDF, model: RobotModel) -> Semantics:
-    """Resolve `srdf` against `model`: what each group moves and ends in, the named
-    configurations, and every name that does not fit (see the module docstring)."""
+    """Resolve an SRDF against a model: what each group moves and ends in, the named
+    configurations, and every name that does not fit (see the module docstring).
+
+    Args:
+        srdf: the parsed SRDF.
+        model: the robot model it describes (after its virtual joint is added).
+
+    Returns:
+        The `Semantics`.
+    """
     links, joints = set(model.link_names), set(model.joint_names)
     where = srdf.origin
     problems: list[str] = []
