@@ -8,7 +8,9 @@ link pair is slow and wrong (neighbouring links touch by design):
 * "always": pairs in collision in at least `always` (default 95 %) of `samples` random
   configurations — they touch by construction (a cover over a motor), checking them would
   reject everything;
-* "never": pairs in collision in none of the samples — they cannot reach each other;
+* "never": pairs in collision in none of the samples — most likely they cannot reach each
+  other. Sampling cannot prove it, so these pairs leave only the compiled costs (a speed
+  choice); the exact check, which decides success, still tests them (`exact_checked`);
 * "srdf": pairs an SRDF's `<disable_collisions>` names (`load_robot(..., srdf=...)`);
 * "user": pairs given to `allowed_collisions(..., allowed=[...])`.
 
@@ -77,6 +79,12 @@ class AllowedCollisions:
     def checked(self) -> list[tuple[str, str]]:
         """Link pairs that are checked (not allowed), in link order."""
         return [(a, b) for a, b in itertools.combinations(self.links, 2) if (a, b) not in self.pairs]
+
+    @property
+    def exact_checked(self) -> list[tuple[str, str]]:
+        """Link pairs the exact check tests: those checked, and those sampled as "never"
+        colliding (a pair that collides in fewer configurations than were sampled is one)."""
+        return [(a, b) for a, b in itertools.combinations(self.links, 2) if self.pairs.get((a, b), "never") == "never"]
 
     def with_allowed(self, pairs: Iterable[tuple[str, str]], reason: str = "user") -> AllowedCollisions:
         """A copy that also allows `pairs` (existing reasons are kept)."""

@@ -6,7 +6,8 @@ solver's solution callback. Each check: forward kinematics of the links with geo
 cylinder with spheres of its radius on both ends is one capsule) has a bounding sphere,
 and only element pairs whose spheres come within `margin` reach coal, nearest first, until
 the first collision. Self pairs are those of link pairs the allowed-collision matrix
-(`bioik.collision.acm`) does not allow; robot–obstacle pairs skip the `allowed`
+(`bioik.collision.acm`) does not allow, and those it only sampled as never colliding
+(`AllowedCollisions.exact_checked`); robot–obstacle pairs skip the `allowed`
 (link, obstacle name) pairs, such as a robot standing on a table.
 
 The scene is duck-typed: `scene.obstacles` (name → obstacle with `.shape` and `.pose` in
@@ -277,7 +278,7 @@ class CollisionChecker:
         self._el_origin = np.array([e.origin for e in E], dtype=float).reshape(-1, 4, 4)
         self._el_centre = np.array([e.centre for e in E], dtype=float).reshape(-1, 3)
         self._el_radius = np.array([e.radius for e in E], dtype=float)
-        checked = {tuple(p) for p in self.acm.checked}
+        checked = {tuple(p) for p in self.acm.exact_checked}
         self._pairs = np.array([(i, j) for i, j in itertools.combinations(range(len(E)), 2)
                                 if (self.links[E[i].link], self.links[E[j].link]) in checked], dtype=np.int64).reshape(-1, 2)
         self._local = threading.local()
