@@ -32,8 +32,8 @@ for a in angles:
 start = bioik.solve(robot, [bioik.PoseGoal(tip, poses[0])], seed=robot.center(), random_seed=0, max_iterations=2000)
 result = bioik.track(robot, poses, start.q, timeout=0.02, solver="lm", max_step=0.2, random_seed=0, max_iterations=500)
 
-errors = np.array([e[0] for e in result.errors])  # (position m, rotation rad) per point
-steps = np.abs(np.diff(np.vstack([start.q, result.qs]), axis=0)).max(axis=1)
+errors = np.array([e[0] for e in result.goal_errors])  # (position m, rotation rad) per point
+steps = np.abs(np.diff(np.vstack([start.q, result.q]), axis=0)).max(axis=1)
 print(f"{n} points: {result.success.sum()} solved")
 print(f"largest position error {errors[:, 0].max():.1e} m, rotation error {errors[:, 1].max():.1e} rad")
 print(f"largest joint step {result.max_joint_step:.3f} rad (mean {steps.mean():.3f} rad)")

@@ -25,11 +25,11 @@ def circle(ur5):
 def test_tracks_a_circle_of_poses(ur5, circle):
     path, poses = circle
     res = bioik.track(ur5, poses, seed=path[0], **BUDGET)
-    assert res.qs.shape == (30, 6) and res.success.shape == (30,) and res.time.shape == (30,)
+    assert res.q.shape == (30, 6) and res.success.shape == (30,) and res.time.shape == (30,)
     assert res.success.all()
     assert res.max_joint_step < 0.3  # the path's own largest step is ~0.11 rad
-    assert res.max_joint_step == pytest.approx(np.abs(np.diff(np.vstack([path[0], res.qs]), axis=0)).max())
-    for q, T, err in zip(res.qs, poses, res.errors):
+    assert res.max_joint_step == pytest.approx(np.abs(np.diff(np.vstack([path[0], res.q]), axis=0)).max())
+    for q, T, err in zip(res.q, poses, res.goal_errors):
         assert np.abs(ur5.link_pose(q, "tool0") - T).max() < 1e-4
         assert err.shape == (2, 2) and err[0, 0] <= 1e-5  # the pose goal and the added displacement goal
 
@@ -43,7 +43,7 @@ def test_minimal_displacement_keeps_redundant_motion_small(ur5, circle):
     # measured over random seeds 3-5: near 0.22-0.25 rad, free 0.41-1.14 (the path's own
     # largest step is 0.11); the search stops at the first pose that meets the position
     assert near.max_joint_step < 0.25 < free.max_joint_step
-    motion = lambda r: np.abs(np.diff(np.vstack([path[0], r.qs]), axis=0)).sum()  # noqa: E731
+    motion = lambda r: np.abs(np.diff(np.vstack([path[0], r.q]), axis=0)).sum()  # noqa: E731
     assert motion(near) < 0.6 * motion(free)
 
 
@@ -55,8 +55,8 @@ def test_max_step_rejects_a_jump_and_fails_honestly(ur5, circle):
     res = bioik.track(ur5, [poses[0], far], seed=path[0], max_step=0.3, **BUDGET)
     assert res.success.tolist() == [True, False]
     # the nearest solution found is still returned, with its (small) goal errors
-    assert np.abs(ur5.link_pose(res.qs[1], "tool0") - far).max() < 1e-4
-    assert res.errors[1][0, 0] < 1e-4 and res.max_joint_step > 0.3
+    assert np.abs(ur5.link_pose(res.q[1], "tool0") - far).max() < 1e-4
+    assert res.goal_errors[1][0, 0] < 1e-4 and res.max_joint_step > 0.3
 
 
 def test_user_callback_still_applies(ur5, circle):

@@ -58,7 +58,7 @@ for label, balance in (("without BalanceGoal", []), ("with BalanceGoal", [bioik.
     steps = [[*fixed, bioik.PositionGoal("right_hand", p), *balance] for p in reach]
     result = bioik.track(robot, steps, stand, timeout=0.2, solver="lm", random_seed=0,
                          max_iterations=3000)
-    paths[label] = np.array([centre_of_mass(q)[:2] for q in result.qs])
+    paths[label] = np.array([centre_of_mass(q)[:2] for q in result.q])
     solved[label] = result.success.sum()
 
 fig, ax = plt.subplots(figsize=(8, 4.5))

@@ -57,9 +57,9 @@ def goals(theta: float) -> list[bioik.Goal]:
 angle = np.radians(np.linspace(0.0, 0.3 * (n - 1), n))
 result = bioik.track(robot, [goals(a) for a in angle], grasp.q, timeout=0.05, solver="lm", max_step=0.3, random_seed=0,
                      max_iterations=2000)
-errors = np.array([e[:9, 0] for e in result.errors])  # per step: touch, line, look-at of each finger
+errors = np.array([e[:9, 0] for e in result.goal_errors])  # per step: touch, line, look-at of each finger
 touch, line, looks = errors[:, 0::3], errors[:, 1::3], errors[:, 2::3]
-steps = np.abs(np.diff(np.vstack([grasp.q, result.qs]), axis=0)).max(axis=1)
+steps = np.abs(np.diff(np.vstack([grasp.q, result.q]), axis=0)).max(axis=1)
 
 fig, (ax_t, ax_s) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
 for k, f in enumerate(normals):

@@ -38,8 +38,8 @@ fig, axes = plt.subplots(4, 1, figsize=(8, 9), sharex=True)
 rows = []
 for solver in args.solvers:
     res = bioik.track(robot, list(poses), start.q, timeout=1.0 / 60.0, solver=solver, random_seed=0, max_iterations=1000)
-    error = np.array([e[0, 0] for e in res.errors])
-    displacement = np.abs(np.diff(np.vstack([start.q, res.qs]), axis=0)).sum(axis=1)
+    error = np.array([e[0, 0] for e in res.goal_errors])
+    displacement = np.abs(np.diff(np.vstack([start.q, res.q]), axis=0)).sum(axis=1)
     axes[0].semilogy(t, res.time * 1e3, lw=1, label=solver)
     axes[1].semilogy(t, np.maximum(error, 1e-12), lw=1, label=solver)
     axes[2].plot(t, displacement, lw=1, label=solver)

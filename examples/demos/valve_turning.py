@@ -63,9 +63,9 @@ steps = [[bioik.PositionGoal(tip, p) for tip, p in zip(tips, fingertip_targets(a
          for a, g in zip(angle, gap)]
 start = bioik.solve(robot, steps[0], seed=robot.center(), solver="lm", timeout=1.0, random_seed=0, max_iterations=20000)
 result = bioik.track(robot, steps, start.q, timeout=0.05, solver="lm", random_seed=0, max_iterations=2000)
-errors = np.array([e[:4, 0] for e in result.errors])  # (steps, fingertips) in m
+errors = np.array([e[:4, 0] for e in result.goal_errors])  # (steps, fingertips) in m
 revolute = [i for i, name in enumerate(robot.variable_names) if "finger" not in name]  # torso and arms
-joint_steps = np.abs(np.diff(np.vstack([start.q, result.qs])[:, revolute], axis=0)).max(axis=1)
+joint_steps = np.abs(np.diff(np.vstack([start.q, result.q])[:, revolute], axis=0)).max(axis=1)
 
 fig, (ax_a, ax_e) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
 ax_a.plot(np.degrees(angle), label="valve angle (deg)")

@@ -270,6 +270,7 @@ def search_position_ik(
     robot: Robot,
     poses: Mapping[str, Any] | Sequence[Any],
     seed: Any,
+    *,
     timeout: float | None = None,
     solution_callback: Callable[[np.ndarray], bool] | None = None,
     options: KinematicsConfig | Mapping[str, Any] | None = None,
@@ -313,6 +314,7 @@ def get_position_ik(
     robot: Robot,
     poses: Mapping[str, Any] | Sequence[Any],
     seed: Any,
+    *,
     options: KinematicsConfig | Mapping[str, Any] | None = None,
 ) -> tuple[np.ndarray, IKErrorCode]:
     """Local IK: one `lm` descent of at most LOCAL_ITERATIONS steps from the seed, no

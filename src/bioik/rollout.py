@@ -32,13 +32,13 @@ class Rollout:
     """The configurations of `rollout`.
 
     Attributes:
-        qs: (K, dof), row k−1 the answer of the solve given an iteration budget of k (for
+        q: (K, dof), row k−1 the answer of the solve given an iteration budget of k (for
             most solvers row 0 is the seed: the budget's first iteration evaluates it).
         cost: (K,) each row's total cost.
         success: whether the last one meets the goals (the solve ended there).
     """
 
-    qs: np.ndarray
+    q: np.ndarray
     cost: np.ndarray
     success: bool
 
@@ -47,6 +47,7 @@ def rollout(
     robot: Robot,
     goals: Sequence[Goal],
     seed: Any = None,
+    *,
     iterations: int = 100,
     solver: str | None = None,
     random_seed: int = 0,

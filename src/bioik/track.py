@@ -26,16 +26,16 @@ class TrackResult:
     """Outcome of `track`, one row per element of the goal sequence.
 
     Attributes:
-        qs: (N, dof) solutions.
+        q: (N, dof) solutions.
         success: (N,) bool, each step's `Result.success`.
-        errors: per step, that step's `Result.goal_errors`.
+        goal_errors: per step, that step's `Result.goal_errors`.
         time: (N,) seconds per step.
         max_joint_step: largest |q_i − q_{i−1}| over all joints and steps (q_{−1}: the seed).
     """
 
-    qs: np.ndarray
+    q: np.ndarray
     success: np.ndarray
-    errors: list[np.ndarray]
+    goal_errors: list[np.ndarray]
     time: np.ndarray
     max_joint_step: float
 
@@ -58,6 +58,7 @@ def track(
     robot: Robot,
     goal_sequence: Sequence[Any],
     seed: Any,
+    *,
     timeout: float = 0.005,
     solver: str | None = None,
     max_step: float | None = None,

@@ -25,3 +25,19 @@ def test_a_lookup_imports_only_that_solvers_module():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert "bioik.solvers.local.lm" in loaded
     assert not [m for m in loaded if m.startswith(("bioik.solvers.scipy.", "bioik.solvers.evolutionary.", "bioik.solvers.local.gd"))]
+
+
+def test_every_solver_lists_its_parameters_with_default_range_and_meaning():
+    import pytest
+
+    import bioik
+
+    for name in bioik.solvers.names():
+        params = bioik.solvers.parameters(name)
+        assert [p.name for p in params] == list(SOLVERS[name].defaults)
+        for p in params:
+            assert p.meaning and p.range and isinstance(p.default, float)
+    lm = {p.name: p for p in bioik.solvers.parameters("lm")}
+    assert lm["damping"].default == 0.1 and lm["damping"].range == "a finite number in [0, 1e+06]"
+    with pytest.raises(bioik.UnknownNameError, match="unknown solver 'lmm'; closest: lm"):
+        bioik.solvers.parameters("lmm")

@@ -325,6 +325,7 @@ class Solver:
         self,
         goals: Sequence[Goal],
         seed: Any = None,
+        *,
         timeout: float | None = None,
         callback: Callable[[np.ndarray], bool] | None = None,
         random_seed: int | None = None,
@@ -403,6 +404,7 @@ class Solver:
         self,
         goals_batch: GoalBatch | Sequence[Sequence[Goal]],
         seeds: Any = None,
+        *,
         timeout: float | None = None,
         callback: Callable[[np.ndarray], bool] | None = None,
         random_seed: int | None = None,
@@ -460,8 +462,9 @@ class Solver:
 
         def work(first: int, last: int) -> None:
             for i in range(first, last):
-                results[i] = self.solve(query(i), None if Q is None else Q[i], timeout, callback, (base + i) % SEED_MODULUS,
-                                        max_iterations, pt, rt, scene)
+                results[i] = self.solve(query(i), None if Q is None else Q[i], timeout=timeout, callback=callback,
+                                        random_seed=(base + i) % SEED_MODULUS, max_iterations=max_iterations,
+                                        position_tolerance=pt, rotation_tolerance=rt, scene=scene)
 
         run_chunks(n, [work] * threads)
         return BatchResult.of(results)
@@ -754,6 +757,7 @@ def solve(
     robot: Robot,
     goals: Sequence[Goal],
     seed: Any = None,
+    *,
     timeout: float = 0.005,
     solver: str | None = None,
     callback: Callable[[np.ndarray], bool] | None = None,
@@ -797,7 +801,8 @@ def solve(
         The `Result`: `q` within limits, `success` from the exact acceptance test.
     """
     return _shared_solver(robot, solver, timeout, acceptance, params).solve(
-        goals, seed, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene)
+        goals, seed, timeout=timeout, callback=callback, random_seed=random_seed, max_iterations=max_iterations,
+        position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance, scene=scene)
 
 
 def _shared_solver(robot: Robot, solver: str | None, timeout: float, acceptance: str, params: dict[str, Any]) -> Solver:
@@ -820,6 +825,7 @@ def solve_batch(
     robot: Robot,
     goals_batch: GoalBatch | Sequence[Sequence[Goal]],
     seeds: Any = None,
+    *,
     timeout: float = 0.005,
     solver: str | None = None,
     threads: int | None = None,
@@ -847,4 +853,5 @@ def solve_batch(
     inside their compiled searches. The other arguments are `solve`'s.
     """
     return _shared_solver(robot, solver, timeout, acceptance, params).solve_batch(
-        goals_batch, seeds, timeout, callback, random_seed, max_iterations, position_tolerance, rotation_tolerance, scene, threads)
+        goals_batch, seeds, timeout=timeout, callback=callback, random_seed=random_seed, max_iterations=max_iterations,
+        position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance, scene=scene, threads=threads)

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
+from bioik.model.names import UnknownNameError, suggest
 from bioik.solvers.core.family import Family
+from bioik.solvers.core.params import MEANINGS, SPECS
 
 #: The module that declares each solver, in the order of the families' listing.
 MODULES: dict[str, str] = {
@@ -68,6 +71,30 @@ def names() -> list[str]:
         The names, sorted.
     """
     return sorted(MODULES)
+
+
+class Parameter(NamedTuple):
+    """A solver parameter: its name, the solver's default, the values it takes, what it does."""
+
+    name: str
+    default: float
+    range: str
+    meaning: str
+
+
+def parameters(solver: str) -> list[Parameter]:
+    """The tunable parameters of a solver, as `solve(..., solver=solver, name=value)` takes them.
+
+    Args:
+        solver: a solver name (see `names()`).
+
+    Returns:
+        Each parameter with its default, its range and its meaning, in the solver's order.
+    """
+    if not isinstance(solver, str) or solver not in MODULES:
+        raise UnknownNameError(f"unknown solver {solver!r}; {suggest(str(solver), MODULES)}")
+    defaults = SOLVERS[solver].defaults
+    return [Parameter(name, float(value), SPECS[name].describe(), MEANINGS[name]) for name, value in defaults.items()]
 
 
 def untrained_names() -> list[str]:

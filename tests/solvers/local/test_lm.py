@@ -29,7 +29,7 @@ def test_minimal_displacement_keeps_every_reach_step_solved_and_cuts_the_motion(
         res = bioik.track(robot, steps, stand, timeout=NO_CLOCK, solver=solver, minimal_displacement=md,
                           random_seed=0, max_iterations=3000)
         assert res.success.all(), f"minimal_displacement={md}: steps {np.flatnonzero(~res.success)} unsolved"
-        motion[md] = np.abs(np.diff(np.vstack([stand, res.qs]), axis=0)).sum(axis=1)
+        motion[md] = np.abs(np.diff(np.vstack([stand, res.q]), axis=0)).sum(axis=1)
     # the secondary goal still acts: less motion in all, and on the first, long reach from the stand
     # (lm's damped steps are short already; bio2_lm's evolution without it wanders off, 60 rad in all)
     assert motion[True].sum() < motion[False].sum() and motion[True][0] < 0.8 * motion[False][0]
@@ -43,7 +43,7 @@ def test_a_secondary_head_orientation_leaves_the_reach_solved_and_the_head_neare
         res = bioik.track(robot, [[*s, *extra] for s in steps], stand, timeout=NO_CLOCK, solver="lm",
                           minimal_displacement=False, random_seed=0, max_iterations=3000)
         assert res.success.all(), f"{extra}: steps {np.flatnonzero(~res.success)} unsolved"
-        R = [robot.link_pose(q, "head")[:3, :3] @ upright.T for q in res.qs]
+        R = [robot.link_pose(q, "head")[:3, :3] @ upright.T for q in res.q]
         tilt[bool(extra)] = np.mean([np.arccos(np.clip((np.trace(r) - 1) / 2, -1, 1)) for r in R])
     assert tilt[True] < 0.5 * tilt[False]
 

@@ -139,6 +139,58 @@ SPECS: dict[str, Spec] = {
     "groove_g": Spec(False, 0, 100, low_open=True),
 }
 
+#: What each parameter does, in a line (`bioik.solvers.parameters` lists them with the
+#: solver's defaults and the ranges above; the solver modules' docstrings say more).
+MEANINGS: dict[str, str] = {
+    "damping": "LM damping factor k: the step is damped by λ = k·E (larger: shorter, more gradient-like steps)",
+    "stall_ratio": "an attempt restarts when the error fails to fall below this times its previous value twice in a row",
+    "attempt_iterations": "steps of one attempt before it restarts from a random configuration",
+    "tolerance_scale": "the search stops at this fraction of the goal tolerances, a margin for the exact final check",
+    "min_step": "an attempt restarts when its step factor falls below this",
+    "centering_gain": "gain k of the null-space centring task b = −k·(q − centre)",
+    "step_growth": "factor the step grows by after a successful step",
+    "centering_steps": "null-space steps after success that centre the joints (0: stop at the first answer)",
+    "kdl_slice": "kdl iterations per turn of the race",
+    "sqp_slice": "SLSQP iterations per turn of the race",
+    "sqp_attempt_iterations": "SLSQP iterations of one attempt before it restarts from a random configuration",
+    "partial_restarts": "1: a restart keeps the variables of the goals that have settled; 0: it draws every variable",
+    "independent_goals": "1: pose goals that share no joint are solved as sub-problems; 0: as one problem",
+    "max_step": "the largest scaled goal difference one network-guided step is for",
+    "population": "individuals of the population",
+    "elites": "individuals kept and exploited gene by gene each generation",
+    "random_weights": "1: random position/rotation weights in each evaluation; 0: both ½",
+    "adoption": "1: children are pulled towards the parents' mean and the fittest; 0: off",
+    "exploitation": "1: the elites are exploited gene by gene; 0: off",
+    "wipes": "1: a population that stops improving is wiped out and drawn anew; 0: never",
+    "population_size": "individuals per species",
+    "child_count": "children per generation (0: no evolution, memetics alone)",
+    "elite_count": "individuals kept unchanged into the next generation",
+    "threads": "islands, each searching on a thread of its own",
+    "species_count": "species per island",
+    "memetic_evolution_gens": "generations of evolution on the extrapolated model per step",
+    "memetic_opt_gens": "iterations of the memetic local search per step (bio2_lm: of its LM attempt)",
+    "wipeout_probability": "probability that a species other than the best is wiped out after a step",
+    "momentum_mix": "weight of the particle-swarm momentum in a child's mutation (0: no momentum)",
+    "memetic_step": "finite-difference step of the memetic gradient",
+    "lm_damping": "damping factor k of bio2_lm's LM memetics (λ = k·E)",
+    "lm_stall_ratio": "bio2_lm: a species counts as stuck unless its cost fell below this times its cost at the step's start",
+    "per_gene_mutation": "1: a mutation size per gene instead of per child (an ablation switch)",
+    "wipeouts": "0: stuck species are never wiped out (an ablation switch)",
+    "random_init": "1: every individual starts at random instead of at the seed (an ablation switch)",
+    "rotation_distance": "the fitness' rotation term: 0 square quaternion distance, 1 norm and dot product, 2 square angle",
+    "max_iterations_per_run": "iteration cap of one optimiser run before the next start",
+    "limit_penalty": "weight k of the penalty k‖q − clip(q)‖² that keeps unbounded optimisers within the limits",
+    "tolerance": "the optimiser's own convergence tolerance",
+    "ftol": "SLSQP's absolute tolerance on the objective's change between iterations",
+    "position_weight": "weight of a pose goal's position objective (RelaxedIK's 50)",
+    "rotation_weight": "weight of a pose goal's rotation objective (RelaxedIK's 40)",
+    "other_weight": "weight of the other goals' objectives",
+    "secondary_weight": "extra factor on the secondary goals' objectives",
+    "groove_c": "the groove loss's width",
+    "groove_r": "the groove loss's polynomial weight",
+    "groove_g": "the groove loss's polynomial degree",
+}
+
 #: Parameters bounded by another of the same family: (parameter, its bound, strictly below).
 RELATIONS = (("elites", "population", True), ("elite_count", "population_size", False))
 
