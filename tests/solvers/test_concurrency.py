@@ -6,6 +6,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 import bioik
 from concurrency_cases import false_success, queries, robot, solve, solve_many
@@ -84,3 +85,39 @@ def test_robot_limits_are_read_only():
         pass
     else:
         raise AssertionError("robot.lower accepted an in-place edit")
+
+
+def test_scene_solves_and_checks_from_eight_threads_match_serial():
+    """Collision-aware solves (the collision goal, the exact check as acceptance) and a shared
+    CollisionChecker, 8 threads at once: the seeded answers of the serial run, bit for bit,
+    and every success collision-free."""
+    pytest.importorskip("coal")
+    r = robot("ur5")
+    scene = bioik.Scene()
+    T = np.eye(4)
+    T[:3, 3] = (0.0, 0.0, -0.05)
+    scene.add_box("table", (1.4, 1.2, 0.04), T)
+    for k, (x, y) in enumerate([(0.45, 0.3), (-0.3, 0.45), (0.2, -0.5)]):
+        P = np.eye(4)
+        P[:3, 3] = (x, y, 0.15)
+        scene.add_box(f"post{k}", (0.08, 0.08, 0.3), P)
+    checker = bioik.CollisionChecker(r, scene)
+    rng = np.random.default_rng(11)
+    targets, seeds = [], []
+    while len(targets) < 64:
+        q = r.random_configuration(rng)
+        if checker.is_free(q):
+            targets.append(r.link_pose(q, r.tips[0]))
+            seeds.append(r.random_configuration(rng))
+
+    def one(k: int):
+        res = bioik.solve(r, [bioik.PoseGoal(r.tips[0], targets[k])], seeds[k], scene=scene, timeout=60.0,
+                          max_iterations=3000, random_seed=k)
+        return res.q.tobytes(), res.success, checker.is_free(res.q)
+
+    serial = [one(k) for k in range(len(targets))]
+    with ThreadPoolExecutor(8) as pool:
+        threaded = list(pool.map(one, range(len(targets))))
+    assert [a[:2] for a in threaded] == [a[:2] for a in serial]
+    assert all(free for _, ok, free in threaded if ok)
+    assert sum(ok for _, ok, _ in threaded) >= 60
