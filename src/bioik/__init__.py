@@ -29,13 +29,18 @@ try:
     from bioik import goals, robots
     from bioik.goals import *  # noqa: F403 — every goal class at the top level
     from bioik.goals import __all__ as _goal_names
-    from bioik.errors import BioikError
+    from bioik.errors import (BenchError as BenchError, BioikError as BioikError, GoalRegistryError as GoalRegistryError,
+                              GoalSetRefused as GoalSetRefused, KinematicsConfigError as KinematicsConfigError,
+                              MeshNotFoundError as MeshNotFoundError, MissingNetworkError as MissingNetworkError,
+                              NetworkMismatchError as NetworkMismatchError, ParameterError as ParameterError,
+                              ParameterTypeError as ParameterTypeError, PeerSkipped as PeerSkipped, ReachError as ReachError,
+                              SceneError as SceneError, SRDFError as SRDFError, UnknownNameError as UnknownNameError,
+                              UnsupportedGoalsError as UnsupportedGoalsError, URDFError as URDFError)
     from bioik.kinematics.robot import Robot
-    from bioik.model import URDFError, UnknownNameError
     from bioik.problem import Problem
-    from bioik.solvers import BatchResult, GoalBatch, Result, Solver, UnsupportedGoalsError, solve, solve_batch
+    from bioik.solvers import BatchResult, GoalBatch, Result, Solver, solve, solve_batch
     from bioik.robots import load_robot
-    from bioik.scene import Scene, SceneError
+    from bioik.scene import Scene
     from bioik.rollout import Rollout, rollout
     from bioik.track import TrackResult, track
 finally:
@@ -52,8 +57,11 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use
 
 __version__ = "0.1.0"
 
-__all__ = ["BatchResult", "BioikError", "GoalBatch", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
-           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names]
+__all__ = ["BatchResult", "GoalBatch", "CollisionChecker", "Problem", "Scene", "Result", "Robot", "Solver", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
+           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names,
+           "BenchError", "BioikError", "GoalRegistryError", "GoalSetRefused", "KinematicsConfigError", "MeshNotFoundError",
+           "MissingNetworkError", "NetworkMismatchError", "ParameterError", "ParameterTypeError", "PeerSkipped", "ReachError",
+           "SceneError", "SRDFError", "UnknownNameError", "UnsupportedGoalsError", "URDFError"]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {

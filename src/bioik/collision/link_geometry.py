@@ -17,15 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bioik.errors import BioikError
+from bioik.errors import MeshNotFoundError as MeshNotFoundError
 from bioik.model.robot_model import Geometry, Link, RobotModel
 
 if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
     import trimesh
-
-
-class MeshNotFoundError(BioikError, FileNotFoundError):
-    """A link's collision mesh reference did not resolve to a file when the URDF was loaded."""
 
 
 @dataclass(frozen=True, eq=False)

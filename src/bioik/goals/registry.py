@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from numba.core import config
 from numba.core.dispatcher import Dispatcher
 
-from bioik.errors import BioikError
+from bioik.errors import GoalRegistryError as GoalRegistryError
 
 #: Kind of the goals evaluated in Python (user callables): any number of classes, no kernel.
 PYTHON = 0
@@ -52,11 +52,6 @@ PYTHON = 0
 PER_VARIABLE = -1
 #: `link_count` of goals that read any number of links (their kernel has the full signature).
 ANY_LINKS = -1
-
-
-class GoalRegistryError(BioikError, ValueError):
-    """A goal class declares a kind the compiled layer cannot take (a code in use, no
-    kernel, a bad size), or a goal kind the compiled kernels of this process do not hold."""
 
 
 @dataclass(frozen=True)
