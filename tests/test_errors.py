@@ -12,7 +12,7 @@ import bioik
 import bioik.errors
 from bioik.bench.peers import PeerSkipped
 from bioik.bench.store import BenchError
-from bioik.errors import BioikError
+from bioik.errors import BioikError, GoalError, GoalTypeError
 from bioik.model.names import UnknownNameError
 from bioik.model.urdf import URDFError
 from bioik.solvers.core.family import UnsupportedGoalsError
@@ -38,7 +38,7 @@ def test_bioik_error_is_exported():
 @pytest.mark.parametrize(
     ("error", "builtins"),
     [(UnknownNameError, (KeyError, ValueError)), (URDFError, (ValueError,)), (UnsupportedGoalsError, (ValueError,)), (BenchError, (ValueError,)), (PeerSkipped, ()),
-     (bioik.ReachError, (ValueError,)),
+     (GoalError, (ValueError,)), (GoalTypeError, (TypeError, ValueError)), (bioik.ReachError, (ValueError,)),
      (bioik.GoalSetRefused, (ValueError,)), (bioik.MeshNotFoundError, (FileNotFoundError,))],
 )
 def test_errors_derive_from_bioik_error_and_keep_their_builtin_base(error, builtins):
@@ -78,6 +78,14 @@ def test_error_classes_are_defined_in_bioik_errors_only():
             if isinstance(node, ast.ClassDef) and any(ast.unparse(b).rpartition(".")[2] in exception_names for b in node.bases):
                 found.setdefault(rel, set()).add(node.name)
     assert found == NOT_ERRORS
+
+
+def test_a_bad_goal_input_is_a_goal_error():
+    with pytest.raises(GoalError, match="PositionGoal: position contains NaN or inf"):
+        bioik.PositionGoal("tool0", np.array([0.0, np.nan, 0.0]))
+    with pytest.raises(GoalTypeError, match="CenterJointsGoal: weight must be a number") as e:
+        bioik.CenterJointsGoal(weight="heavy")
+    assert isinstance(e.value, TypeError) and isinstance(e.value, ValueError)
 
 
 def test_unknown_name_message_has_no_key_error_quotes():

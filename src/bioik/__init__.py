@@ -29,8 +29,9 @@ try:
     from bioik import goals, robots
     from bioik.goals import *  # noqa: F403 — every goal class at the top level
     from bioik.goals import __all__ as _goal_names
-    from bioik.errors import (BenchError as BenchError, BioikError as BioikError, GoalRegistryError as GoalRegistryError,
-                              GoalSetRefused as GoalSetRefused, KinematicsConfigError as KinematicsConfigError,
+    from bioik.errors import (BenchError as BenchError, BioikError as BioikError, GoalError as GoalError,
+                              GoalRegistryError as GoalRegistryError, GoalSetRefused as GoalSetRefused,
+                              GoalTypeError as GoalTypeError, KinematicsConfigError as KinematicsConfigError,
                               MeshNotFoundError as MeshNotFoundError, MissingNetworkError as MissingNetworkError,
                               NetworkMismatchError as NetworkMismatchError, ParameterError as ParameterError,
                               ParameterTypeError as ParameterTypeError, PeerSkipped as PeerSkipped, ReachError as ReachError,
@@ -59,9 +60,10 @@ __version__ = "0.1.0"
 
 __all__ = ["BatchResult", "GoalBatch", "CollisionChecker", "Problem", "Scene", "Result", "Robot", "Solver", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
            "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", *_goal_names,
-           "BenchError", "BioikError", "GoalRegistryError", "GoalSetRefused", "KinematicsConfigError", "MeshNotFoundError",
-           "MissingNetworkError", "NetworkMismatchError", "ParameterError", "ParameterTypeError", "PeerSkipped", "ReachError",
-           "SceneError", "SRDFError", "UnknownNameError", "UnsupportedGoalsError", "URDFError"]
+           "BenchError", "BioikError", "GoalError", "GoalRegistryError", "GoalSetRefused", "GoalTypeError",
+           "KinematicsConfigError", "MeshNotFoundError", "MissingNetworkError", "NetworkMismatchError", "ParameterError",
+           "ParameterTypeError", "PeerSkipped", "ReachError", "SceneError", "SRDFError", "UnknownNameError",
+           "UnsupportedGoalsError", "URDFError"]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {

@@ -40,6 +40,16 @@ class MeshNotFoundError(BioikError, FileNotFoundError):
     """A link's collision mesh reference did not resolve to a file when the URDF was loaded."""
 
 
+class GoalError(BioikError, ValueError):
+    """A goal built with a bad target, weight or option, or one the robot cannot take (a
+    link without collision geometry, a variable outside the active group)."""
+
+
+class GoalTypeError(GoalError, TypeError):
+    """A goal option of the wrong type (a string for a weight, a number for a link name).
+    Also a TypeError, as the errors it replaces were."""
+
+
 class GoalRegistryError(BioikError, ValueError):
     """A goal class declares a kind the compiled layer cannot take (a code in use, no
     kernel, a bad size), or a goal kind the compiled kernels of this process do not hold."""
