@@ -27,15 +27,29 @@ _collecting = _gc.isenabled()
 _gc.disable()
 try:
     from bioik import goals, robots
-    from bioik.goals import *  # noqa: F403 — every goal class at the top level
-    from bioik.goals import __all__ as _goal_names
-    from bioik.errors import BioikError
+    from bioik.errors import (BenchError as BenchError, BioikError as BioikError, GoalError as GoalError,
+                              GoalRegistryError as GoalRegistryError, GoalSetRefused as GoalSetRefused,
+                              GoalTypeError as GoalTypeError, KinematicsConfigError as KinematicsConfigError,
+                              MeshNotFoundError as MeshNotFoundError, MissingNetworkError as MissingNetworkError,
+                              MoveItConfigError as MoveItConfigError,
+                              NetworkMismatchError as NetworkMismatchError, ParameterError as ParameterError,
+                              ParameterTypeError as ParameterTypeError, PeerSkipped as PeerSkipped, ReachError as ReachError,
+                              SceneError as SceneError, SRDFError as SRDFError, UnknownNameError as UnknownNameError,
+                              UnsupportedGoalsError as UnsupportedGoalsError, URDFError as URDFError)
+    from bioik.goals import (AlignmentGoal as AlignmentGoal, AvoidJointLimitsGoal as AvoidJointLimitsGoal,
+                             BalanceGoal as BalanceGoal, CenterJointsGoal as CenterJointsGoal, ClearanceGoal as ClearanceGoal,
+                             CollisionAvoidanceGoal as CollisionAvoidanceGoal, ConeGoal as ConeGoal,
+                             DirectionGoal as DirectionGoal, Goal as Goal, JointFunctionGoal as JointFunctionGoal,
+                             JointVariableGoal as JointVariableGoal, LineGoal as LineGoal, LinkFunctionGoal as LinkFunctionGoal,
+                             LookAtGoal as LookAtGoal, MaxDistanceGoal as MaxDistanceGoal, MinDistanceGoal as MinDistanceGoal,
+                             MinimalDisplacementGoal as MinimalDisplacementGoal, ObstacleDistanceGoal as ObstacleDistanceGoal,
+                             OrientationGoal as OrientationGoal, PoseGoal as PoseGoal, PositionGoal as PositionGoal,
+                             RCMGoal as RCMGoal, ScanGoal as ScanGoal, SideGoal as SideGoal, TouchGoal as TouchGoal)
     from bioik.kinematics.robot import Robot
-    from bioik.model import URDFError, UnknownNameError
     from bioik.problem import Problem
-    from bioik.solvers import BatchResult, GoalBatch, Result, Solver, UnsupportedGoalsError, solve, solve_batch
+    from bioik.solvers import BatchResult, GoalBatch, Result, Solver, solve, solve_batch
     from bioik.robots import load_robot
-    from bioik.scene import Scene, SceneError
+    from bioik.scene import Scene
     from bioik.rollout import Rollout, rollout
     from bioik.track import TrackResult, track
 finally:
@@ -53,8 +67,25 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use
 
 __version__ = "0.1.0"
 
-__all__ = ["BatchResult", "BioikError", "GoalBatch", "CollisionChecker", "Problem", "Scene", "SceneError", "Result", "Robot", "Solver", "URDFError", "UnknownNameError", "UnsupportedGoalsError", "goals", "load_robot", "robots", "scenes", "solve", "solve_batch", "track", "TrackResult", "rollout", "Rollout",
-           "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver", "IKErrorCode", "KinematicsConfig", "get_position_ik", "search_position_ik", "MoveItConfig", "load_moveit_config", *_goal_names]
+__all__ = [
+    # robots and solving
+    "BatchResult", "GoalBatch", "Problem", "Result", "Robot", "Solver", "load_robot", "robots", "solve", "solve_batch",
+    "Rollout", "TrackResult", "rollout", "track", "Decoupler", "decoupled_solve", "Passage", "PassageFinder", "PassageSolver",
+    # scenes and collisions
+    "CollisionChecker", "Contact", "Scene", "scenes",
+    # MoveIt
+    "IKErrorCode", "KinematicsConfig", "MoveItConfig", "get_position_ik", "load_moveit_config", "search_position_ik",
+    # goals
+    "goals", "AlignmentGoal", "AvoidJointLimitsGoal", "BalanceGoal", "CenterJointsGoal", "ClearanceGoal",
+    "CollisionAvoidanceGoal", "ConeGoal", "DirectionGoal", "Goal", "JointFunctionGoal", "JointVariableGoal", "LineGoal",
+    "LinkFunctionGoal", "LookAtGoal", "MaxDistanceGoal", "MinDistanceGoal", "MinimalDisplacementGoal", "ObstacleDistanceGoal",
+    "OrientationGoal", "PoseGoal", "PositionGoal", "RCMGoal", "ScanGoal", "SideGoal", "TouchGoal",
+    # errors
+    "BenchError", "BioikError", "GoalError", "GoalRegistryError", "GoalSetRefused", "GoalTypeError",
+    "KinematicsConfigError", "MeshNotFoundError", "MoveItConfigError", "MissingNetworkError", "NetworkMismatchError", "ParameterError",
+    "ParameterTypeError", "PeerSkipped", "ReachError", "SceneError", "SRDFError", "UnknownNameError", "UnsupportedGoalsError",
+    "URDFError",
+]
 
 #: The module that defines each name imported on first use ("scenes" is that module itself).
 _LAZY = {
@@ -75,14 +106,16 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a name of `_LAZY` on first use and keep it."""
-    if name not in _LAZY:
-        raise AttributeError(f"module 'bioik' has no attribute {name!r}")
-    module = _importlib.import_module(_LAZY[name])
-    value = module if name == "scenes" else getattr(module, name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above: a misspelt name is an error, not Any
+
+    def __getattr__(name: str) -> Any:
+        """Import a name of `_LAZY` on first use and keep it."""
+        if name not in _LAZY:
+            raise AttributeError(f"module 'bioik' has no attribute {name!r}")
+        module = _importlib.import_module(_LAZY[name])
+        value = module if name == "scenes" else getattr(module, name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -32,12 +32,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from bioik.errors import BioikError
+from bioik.errors import KinematicsConfigError as KinematicsConfigError
 from bioik.solvers.registry import SOLVERS
-
-
-class KinematicsConfigError(BioikError, ValueError):
-    """A kinematics config that cannot be used as written (the message names file and key)."""
 
 
 class KinematicsConfigWarning(UserWarning):

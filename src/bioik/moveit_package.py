@@ -17,16 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bioik.errors import BioikError
+from bioik.errors import MoveItConfigError as MoveItConfigError
 from bioik.kinematics.robot import Robot
 from bioik.model.meshes import package_folders, package_hint
 from bioik.moveit import KinematicsConfig
 from bioik.moveit_config import KinematicsConfigError
 from bioik.robots import load_robot
-
-
-class MoveItConfigError(BioikError, ValueError):
-    """A MoveIt config folder that cannot be loaded (the message names the file and what is missing)."""
 
 
 @dataclass

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from bioik.errors import BioikError
+from bioik.errors import PeerSkipped as PeerSkipped
 from bioik.kinematics.robot import Robot
 from bioik.model.robot_model import PRISMATIC
 
@@ -47,10 +47,6 @@ LIMIT_NOISE = 1e-9
 PEER_TOLERANCE = 5e-6
 #: The peer's FK must match bioik's within this (m, and rad-ish entries of R) to be used.
 FK_AGREEMENT = 1e-6
-
-
-class PeerSkipped(BioikError):  # noqa: N818 - a reason to skip, not an error
-    """The peer cannot run here (package missing, robot or test not supported): skip it."""
 
 
 def is_peer(solver: str) -> bool:

@@ -36,6 +36,7 @@ import numpy as np
 
 import bioik
 from bioik.bench.targets import DEFAULT_TOLERANCES, pose_errors
+from bioik.errors import ReachError as ReachError
 from bioik.kinematics.robot import Robot
 from bioik.scene import Scene
 from bioik.scenes.surfaces import tool_poses
@@ -51,10 +52,6 @@ CREATE TABLE IF NOT EXISTS points (
     reached INTEGER NOT NULL, time_s REAL NOT NULL, position_error REAL, rotation_error REAL, q TEXT NOT NULL
 );
 """
-
-
-class ReachError(ValueError):
-    """A study that cannot run: a file of another study, or an object with no surface to sample."""
 
 
 @dataclass(frozen=True)

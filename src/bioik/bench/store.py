@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from bioik.bench.targets import Targets
-from bioik.errors import BioikError
+from bioik.errors import BenchError as BenchError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -103,11 +103,6 @@ ADDED_COLUMNS = {
     "tip": (3, "COALESCE((SELECT t.tip FROM targets t WHERE t.experiment = experiments.id LIMIT 1), '')"),
     "callback": (4, "0"),
 }
-
-
-class BenchError(BioikError, ValueError):
-    """A benchmark input that cannot be used: a DB that is not a results DB or is damaged, an
-    unwritable path, a robot whose content differs from the one stored under its name."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bioik import scenes
+from bioik.errors import GoalSetRefused as GoalSetRefused
 from bioik.kinematics.fk import fk_pose_errors
 from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
@@ -71,10 +72,6 @@ WORKSPACE_SAMPLES = 2000
 #: hyper-redundant `scale` test, which [S 5.5.5] runs at 1e-3 m / 1e-2 rad.
 DEFAULT_TOLERANCES = (1e-5, 1e-5)
 TEST_TOLERANCES = {"scale": (1e-3, 1e-2)}
-
-
-class GoalSetRefused(ValueError):
-    """A solver cannot take the goals of a scene test's goal set (the CLI skips the pair)."""
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bioik.errors import BioikError
+from bioik.errors import MeshNotFoundError as MeshNotFoundError
 from bioik.model.meshes import package_hint
 from bioik.model.robot_model import Geometry, Link, RobotModel
 from bioik.model.urdf_source import URDFError
 
 if TYPE_CHECKING:  # trimesh takes about a second to import: modules import it where they use it
     import trimesh
-
-
-class MeshNotFoundError(BioikError, FileNotFoundError):
-    """A link's collision mesh reference did not resolve to a file when the URDF was loaded."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,11 +82,10 @@ def _load_mesh(link: Link, geometry: Geometry) -> trimesh.Trimesh:
             f"{'' if geometry.path is None else f' (resolved to {str(geometry.path)!r}, which no longer exists)'}; "
             f"expected a mesh file: {fix}")
     scale = tuple(float(x) for x in (geometry.size or (1.0, 1.0, 1.0)))
-    try:
-        mesh = _read_mesh(str(geometry.path), scale)
-    except MeshReadError as e:
-        raise URDFError(f"link {link.name!r}: collision mesh {geometry.filename!r} ({geometry.path}) {e}; "
-                        "expected a triangle mesh (STL, OBJ, DAE, PLY …) with faces, or a primitive shape") from None
+    mesh, problem = _read_mesh(str(geometry.path), scale)
+    if mesh is None:
+        raise URDFError(f"link {link.name!r}: collision mesh {geometry.filename!r} ({geometry.path}) {problem}; "
+                        "expected a triangle mesh (STL, OBJ, DAE, PLY …) with faces, or a primitive shape")
     return mesh
 
 
@@ -109,24 +104,21 @@ def warn_open_meshes(model: RobotModel, pieces: dict[str, tuple[Piece, ...]]) ->
                       OpenMeshWarning, stacklevel=4)
 
 
-class MeshReadError(Exception):
-    """Why a mesh file could not be read (turned into a URDFError naming the link)."""
-
-
 @lru_cache(maxsize=64)
-def _read_mesh(path: str, scale: tuple[float, ...]) -> trimesh.Trimesh:
+def _read_mesh(path: str, scale: tuple[float, ...]) -> tuple[trimesh.Trimesh | None, str]:
+    """(the scaled mesh, "") or (None, why it cannot be used)."""
     import trimesh
     try:
         m = trimesh.load(path, force="mesh", process=True)
     except Exception as e:  # noqa: BLE001 — trimesh and its loaders raise many kinds for a bad file
-        raise MeshReadError(f"could not be read: {type(e).__name__}: {e}") from None
+        return None, f"could not be read: {type(e).__name__}: {e}"
     if not isinstance(m, trimesh.Trimesh) or len(m.faces) == 0:
-        raise MeshReadError("holds no triangles (an empty file, or a DAE or OBJ of only lines or points)")
+        return None, "holds no triangles (an empty file, or a DAE or OBJ of only lines or points)"
     if not np.isfinite(m.vertices).all():
-        raise MeshReadError("has vertices that are not finite numbers")
+        return None, "has vertices that are not finite numbers"
     s = np.ones(3) * np.asarray(scale, dtype=float) if len(scale) in (1, 3) else np.ones(3)
     m.apply_scale(s) if np.allclose(s, s[0]) else m.apply_transform(np.diag([*s, 1.0]))
-    return m
+    return m, ""
 
 
 def link_pieces(link: Link) -> tuple[Piece, ...]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError
 from bioik.goals.base import N_PARAMS, Goal, add_skew, finite_vector, unit_vector
 from bioik.goals.kernels import MAX_LINK_ROWS, chain_rule, goal_link_count, goal_output
 from bioik.goals.registry import ANY_LINKS
@@ -107,7 +108,7 @@ class BalanceGoal(Goal):
     def links_for(self, robot):
         links = tuple(l.name for l in robot.model.links if l.mass > 0.0)
         if not links:
-            raise ValueError(f"BalanceGoal: robot {robot.name!r} has no link with mass (URDF <inertial>)")
+            raise GoalError(f"BalanceGoal: robot {robot.name!r} has no link with mass (URDF <inertial>)")
         return links
 
     def params(self, robot):

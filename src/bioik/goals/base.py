@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.registry import PYTHON, register
 from bioik.kinematics.frames import JIT
 
@@ -95,10 +96,10 @@ class Goal:
         except OverflowError:  # an int past the float range
             w = np.inf
         except (TypeError, ValueError):
-            raise TypeError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}]; got {raw!r}") from None
+            raise GoalTypeError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}]; got {raw!r}") from None
         if not (np.isfinite(w) and 0.0 <= w <= MAX_WEIGHT):
-            raise ValueError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}] (the cost is ‖r‖²·w²: larger "
-                             f"weights overflow it or drown every other goal); got {raw!r}")
+            raise GoalError(f"{cls}: weight must be a number in [0, {MAX_WEIGHT:g}] (the cost is ‖r‖²·w²: larger "
+                            f"weights overflow it or drown every other goal); got {raw!r}")
         if hasattr(self, "weight"):
             self.weight = w  # the float the problem computes with ("1" or an int would fail there)
         for name in ("tolerance", "position_tolerance", "rotation_tolerance"):
@@ -110,17 +111,17 @@ class Goal:
             except OverflowError:
                 t = np.inf
             except (TypeError, ValueError):
-                raise TypeError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}") from None
+                raise GoalTypeError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}") from None
             if not (np.isfinite(t) and t >= 0):
-                raise ValueError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}")
+                raise GoalError(f"{cls}: {name} must be a finite number >= 0 or None; got {tol!r}")
             setattr(self, name, t)
         secondary = getattr(self, "secondary", False)
         if not isinstance(secondary, (bool, np.bool_)):
-            raise TypeError(f"{cls}: secondary must be True or False; got {secondary!r}")
+            raise GoalTypeError(f"{cls}: secondary must be True or False; got {secondary!r}")
         for name in ("link", "variable"):  # the names that key the prepared problem
             value = getattr(self, name, "")
             if not isinstance(value, str):
-                raise TypeError(f"{cls}: {name} must be a {name} name (a str); got {value!r}")
+                raise GoalTypeError(f"{cls}: {name} must be a {name} name (a str); got {value!r}")
 
     def links_for(self, robot: Robot) -> tuple[str, ...]:
         """Links the goal reads on `robot` (the same as `links` unless they depend on the
@@ -134,7 +135,7 @@ class Goal:
     def with_target(self, target) -> Goal:
         """A copy with `target` in `target_field`, checked as the constructor checks it."""
         if self.target_field is None:
-            raise TypeError(f"{type(self).__name__} has no target a batch can vary; give the batch as a list of goal lists")
+            raise GoalTypeError(f"{type(self).__name__} has no target a batch can vary; give the batch as a list of goal lists")
         return replace(self, **{self.target_field: target})
 
     def target_rows(self, robot: Robot, targets) -> np.ndarray:
@@ -144,8 +145,8 @@ class Goal:
         for i, target in enumerate(targets):
             try:
                 rows.append(self.with_target(target).params(robot))
-            except ValueError as e:
-                raise ValueError(f"targets[{i}]: {e}") from None
+            except GoalError as e:
+                raise type(e)(f"targets[{i}]: {e}") from None
         return np.array(rows)
 
     def layout_key(self) -> Hashable:
@@ -189,31 +190,31 @@ def read_only(a: np.ndarray) -> np.ndarray:
 
 
 def finite_vector(x, n: int, what: str, goal: str) -> np.ndarray:
-    """A read-only copy of x as a float vector of length n, or a ValueError naming the goal
+    """A read-only copy of x as a float vector of length n, or a GoalError naming the goal
     and field."""
     try:
         v = np.array(x, dtype=float).reshape(-1)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int past the float range
-        raise ValueError(f"{goal}: {what} must be {n} numbers; got {x!r}") from None
+        raise GoalError(f"{goal}: {what} must be {n} numbers; got {x!r}") from None
     if v.shape != (n,):
-        raise ValueError(f"{goal}: {what} must be {n} numbers; got shape {np.shape(x)}")
+        raise GoalError(f"{goal}: {what} must be {n} numbers; got shape {np.shape(x)}")
     if not np.all(np.isfinite(v)):
-        raise ValueError(f"{goal}: {what} contains NaN or inf: {v.tolist()}")
+        raise GoalError(f"{goal}: {what} contains NaN or inf: {v.tolist()}")
     return read_only(v)
 
 
 def finite_number(x, what: str, goal: str, minimum: float = -np.inf) -> float:
-    """x as a finite float ≥ minimum, or a ValueError naming the goal and field."""
+    """x as a finite float ≥ minimum, or a GoalError naming the goal and field."""
     try:
         v = float(x)
     except OverflowError:  # an int past the float range
         v = np.inf
     except (TypeError, ValueError):
-        raise ValueError(f"{goal}: {what} must be a number; got {x!r}") from None
+        raise GoalError(f"{goal}: {what} must be a number; got {x!r}") from None
     if not np.isfinite(v):
-        raise ValueError(f"{goal}: {what} must be finite; got {v}")
+        raise GoalError(f"{goal}: {what} must be finite; got {v}")
     if v < minimum:
-        raise ValueError(f"{goal}: {what} must be >= {minimum:g}; got {v}")
+        raise GoalError(f"{goal}: {what} must be >= {minimum:g}; got {v}")
     return v
 
 
@@ -221,7 +222,7 @@ def unit_vector(x, what: str, goal: str) -> np.ndarray:
     v = finite_vector(x, 3, what, goal)
     n = np.linalg.norm(v)
     if n < 1e-12:
-        raise ValueError(f"{goal}: {what} must be a non-zero 3-vector")
+        raise GoalError(f"{goal}: {what} must be a non-zero 3-vector")
     return read_only(v / n)
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from bioik.collision.spheres import SphereModel
+from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX
 from bioik.goals.registry import ANY_LINKS
@@ -103,7 +104,7 @@ class ClearanceGoal(Goal):
     def __post_init__(self):
         super().__post_init__()
         if not isinstance(self.scene, Scene):
-            raise TypeError(f"ClearanceGoal: scene must be a bioik.Scene; got {type(self.scene).__name__}")
+            raise GoalTypeError(f"ClearanceGoal: scene must be a bioik.Scene; got {type(self.scene).__name__}")
         self.epsilon = finite_number(self.epsilon, "epsilon", "ClearanceGoal", 1e-9)
         self.margin = finite_number(self.margin, "margin", "ClearanceGoal", 0.0)
 
@@ -113,7 +114,7 @@ class ClearanceGoal(Goal):
     def links_for(self, robot):
         model = self._cover(robot)
         if not model.links:
-            raise ValueError(f"ClearanceGoal: robot {robot.name!r} has no link with collision geometry")
+            raise GoalError(f"ClearanceGoal: robot {robot.name!r} has no link with collision geometry")
         return model.links
 
     def layout_key(self):

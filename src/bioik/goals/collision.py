@@ -39,6 +39,7 @@ from numba import njit
 from bioik.collision.acm import allowed_collisions
 from bioik.collision.sphere_pairs import sphere_pairs
 from bioik.collision.spheres import SphereModel
+from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
@@ -181,18 +182,19 @@ class CollisionAvoidanceGoal(Goal):
     def __post_init__(self):
         super().__post_init__()
         if self.scene is not None and not isinstance(self.scene, Scene):
-            raise TypeError(f"CollisionAvoidanceGoal: scene must be a bioik.Scene or None; got {type(self.scene).__name__}")
+            raise GoalTypeError(f"CollisionAvoidanceGoal: scene must be a bioik.Scene or None; got {type(self.scene).__name__}")
         for name in ("self_collision", "lower_grids"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"CollisionAvoidanceGoal: {name} must be True or False; got {getattr(self, name)!r}")
+                raise GoalTypeError(f"CollisionAvoidanceGoal: {name} must be True or False; got {getattr(self, name)!r}")
         self.margin = finite_number(self.margin, "margin", "CollisionAvoidanceGoal", 0.0)
         self.epsilon = finite_number(self.epsilon, "epsilon", "CollisionAvoidanceGoal", 1e-9)
         if not isinstance(self.allowed, Iterable):
-            raise TypeError(f"CollisionAvoidanceGoal: allowed must be a list of (link, obstacle) name pairs; got {self.allowed!r}")
+            raise GoalTypeError(f"CollisionAvoidanceGoal: allowed must be a list of (link, obstacle) name pairs; "
+                                f"got {self.allowed!r}")
         pairs = []
         for pair in self.allowed:
             if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-                raise ValueError(f"CollisionAvoidanceGoal: allowed must be (link, obstacle) name pairs; got {pair!r}")
+                raise GoalError(f"CollisionAvoidanceGoal: allowed must be (link, obstacle) name pairs; got {pair!r}")
             pairs.append(tuple(pair))
         self.allowed = tuple(pairs)
 
@@ -213,7 +215,7 @@ class CollisionAvoidanceGoal(Goal):
     def links_for(self, robot):
         model, _, _ = self._robot_data(robot)
         if not model.links:
-            raise ValueError(f"CollisionAvoidanceGoal: robot {robot.name!r} has no link with collision geometry")
+            raise GoalError(f"CollisionAvoidanceGoal: robot {robot.name!r} has no link with collision geometry")
         return model.links
 
     def layout_key(self):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError
 from bioik.goals.base import N_PARAMS, Goal, finite_number, finite_vector, unit_vector
 from bioik.kinematics.frames import JIT, qrot
 
@@ -76,11 +77,11 @@ class ConeGoal(Goal):
         self.axis = unit_vector(self.axis, "axis", "ConeGoal")
         self.angle = finite_number(self.angle, "angle (radians)", "ConeGoal", minimum=0.0)
         if self.angle > np.pi:
-            raise ValueError(f"ConeGoal: angle must be in [0, π] radians (not degrees); got {self.angle}")
+            raise GoalError(f"ConeGoal: angle must be in [0, π] radians (not degrees); got {self.angle}")
         self.position_weight = finite_number(self.position_weight, "position_weight", "ConeGoal", minimum=0.0)
         if self.position is None:
             if self.position_weight > 0.0:
-                raise ValueError("ConeGoal: position_weight > 0 needs a position")
+                raise GoalError("ConeGoal: position_weight > 0 needs a position")
         else:
             self.position = finite_vector(self.position, 3, "position", "ConeGoal")
 

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bioik.errors import GoalError
 from bioik.goals.base import PYTHON, Goal
 from bioik.kinematics.frames import matrix_from_frame
 
 
 def _check_callable(function, goal: str) -> None:
     if not callable(function):
-        raise ValueError(f"{goal}: function must be callable; got {type(function).__name__}")
+        raise GoalError(f"{goal}: function must be callable; got {type(function).__name__}")
 
 
 @dataclass
@@ -53,13 +54,13 @@ class LinkFunctionGoal(Goal):
         """Unweighted cost at q, from the link frame (7 floats) in frames_by_link."""
         value = self.function(matrix_from_frame(frames_by_link[self.link]))
         if np.ndim(value) != 0:
-            raise ValueError(f"LinkFunctionGoal: function must return one number; got shape {np.shape(value)}")
+            raise GoalError(f"LinkFunctionGoal: function must return one number; got shape {np.shape(value)}")
         try:
             c = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"LinkFunctionGoal: function must return a number; got {value!r}") from None
+            raise GoalError(f"LinkFunctionGoal: function must return a number; got {value!r}") from None
         if not (np.isfinite(c) and c >= 0.0):
-            raise ValueError(f"LinkFunctionGoal: function must return a finite cost >= 0; got {c}")
+            raise GoalError(f"LinkFunctionGoal: function must return a finite cost >= 0; got {c}")
         return c
 
 
@@ -93,9 +94,9 @@ class JointFunctionGoal(Goal):
         try:
             target = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"JointFunctionGoal: function must return {robot.dof} numbers; got {value!r}") from None
+            raise GoalError(f"JointFunctionGoal: function must return {robot.dof} numbers; got {value!r}") from None
         if target.shape != q.shape:
-            raise ValueError(f"JointFunctionGoal: function must return {robot.dof} values; got shape {target.shape}")
+            raise GoalError(f"JointFunctionGoal: function must return {robot.dof} values; got shape {target.shape}")
         if not np.all(np.isfinite(target)):
-            raise ValueError("JointFunctionGoal: function returned NaN or inf")
+            raise GoalError("JointFunctionGoal: function returned NaN or inf")
         return float(np.sum((target - q) ** 2))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError
 from bioik.goals.base import AVOID_JOINT_LIMITS, N_PARAMS, Goal, finite_number
 from bioik.goals.registry import PER_VARIABLE
 from bioik.kinematics.frames import JIT
@@ -96,7 +97,7 @@ class JointVariableGoal(Goal):
         p = np.zeros(N_PARAMS)
         if self.variable not in robot.variable_names:
             robot.model.variable_index(self.variable)  # unknown name → error listing close names
-            raise ValueError(f"JointVariableGoal: variable {self.variable!r} is not in the active group {robot.group.name!r}")
+            raise GoalError(f"JointVariableGoal: variable {self.variable!r} is not in the active group {robot.group.name!r}")
         p[0] = robot.variable_names.index(self.variable)
         p[1] = self.value
         return p

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from bioik.collision.spheres import SphereModel
+from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX
 from bioik.goals.registry import ANY_LINKS
@@ -95,9 +96,9 @@ class ObstacleDistanceGoal(Goal):
     def __post_init__(self):
         super().__post_init__()
         if not isinstance(self.scene, Scene):
-            raise TypeError(f"ObstacleDistanceGoal: scene must be a bioik.Scene; got {type(self.scene).__name__}")
+            raise GoalTypeError(f"ObstacleDistanceGoal: scene must be a bioik.Scene; got {type(self.scene).__name__}")
         if self.obstacle is not None and not isinstance(self.obstacle, str):
-            raise TypeError(f"ObstacleDistanceGoal: obstacle must be an obstacle name or None; got {self.obstacle!r}")
+            raise GoalTypeError(f"ObstacleDistanceGoal: obstacle must be an obstacle name or None; got {self.obstacle!r}")
         self.distance = finite_number(self.distance, "distance", "ObstacleDistanceGoal", 0.0)
         self._mask()
 
@@ -121,8 +122,8 @@ class ObstacleDistanceGoal(Goal):
         k = obstacle_index(self.scene, self.obstacle, "ObstacleDistanceGoal")
         n = len(self.scene)
         if n > MASK_OBSTACLES:
-            raise ValueError(f"ObstacleDistanceGoal: naming an obstacle masks out every other one, and a mask holds "
-                             f"the first {MASK_OBSTACLES} obstacles only; the scene has {n}")
+            raise GoalError(f"ObstacleDistanceGoal: naming an obstacle masks out every other one, and a mask holds "
+                            f"the first {MASK_OBSTACLES} obstacles only; the scene has {n}")
         return ((1 << n) - 1) & ~(1 << k)
 
     def data(self, robot):

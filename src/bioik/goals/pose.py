@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from bioik._kernel_cache import compiled_entry
+from bioik.errors import GoalError
 from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, Goal, finite_vector, read_only
 from bioik.kinematics.frames import JIT, qmul, qrot, quat_from_matrix
 
@@ -22,17 +23,17 @@ def goal_quaternion(rotation, goal: str) -> np.ndarray:
     try:
         r = np.asarray(rotation, dtype=float)
     except (TypeError, ValueError, OverflowError):  # not numbers (OverflowError: an int past the float range)
-        raise ValueError(f"{goal}: rotation must be a 3×3 matrix or a quaternion w, x, y, z; got {rotation!r}") from None
+        raise GoalError(f"{goal}: rotation must be a 3×3 matrix or a quaternion w, x, y, z; got {rotation!r}") from None
     if r.shape == (3, 3):
         if not np.all(np.isfinite(r)):
-            raise ValueError(f"{goal}: rotation contains NaN or inf")
+            raise GoalError(f"{goal}: rotation contains NaN or inf")
         if np.abs(r @ r.T - np.eye(3)).max() > 1e-6 or np.linalg.det(r) < 0:
-            raise ValueError(f"{goal}: rotation matrix is not orthonormal with det +1")
+            raise GoalError(f"{goal}: rotation matrix is not orthonormal with det +1")
         return quat_from_matrix(r)
     q = finite_vector(r, 4, "rotation (3×3 matrix or quaternion w, x, y, z)", goal)
     n = np.linalg.norm(q)
     if abs(n - 1.0) > 1e-6:
-        raise ValueError(f"{goal}: quaternion must have unit norm; got norm {n:.6g}")
+        raise GoalError(f"{goal}: quaternion must have unit norm; got norm {n:.6g}")
     return q / n
 
 
@@ -289,7 +290,7 @@ class PoseGoal(Goal):
             except OverflowError:  # an int past the float range
                 rs = math.inf
         if not 0 < rs < math.inf:
-            raise ValueError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
+            raise GoalError(f"PoseGoal: rotation_scale must be a finite number > 0; got {self.rotation_scale!r}")
         if not (type(self.weight) is float and self.weight == 1.0 and self.position_tolerance is None
                 and self.rotation_tolerance is None and type(self.secondary) is bool and type(self.link) is str):
             super().__post_init__()  # anything but the defaults (and a plain link name) is checked there
@@ -299,15 +300,15 @@ class PoseGoal(Goal):
         try:
             T = T.copy() if type(T) is np.ndarray and T.dtype is _F64 else np.array(T, dtype=float)
         except (TypeError, ValueError, OverflowError):  # not numbers (OverflowError: an int past the float range)
-            raise ValueError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got {T!r}") from None
+            raise GoalError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got {T!r}") from None
         if T.shape != (4, 4):
-            raise ValueError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got shape {T.shape}")
+            raise GoalError(f"PoseGoal: pose must be a 4×4 homogeneous matrix; got shape {T.shape}")
         row = np.empty(N_PARAMS)
         code = _POSE_ROW[0](T, row, rs)
         if _POSE_ROW[0] is _pose_row:
             _POSE_ROW[0] = compiled_entry(_pose_row)
         if code:
-            raise ValueError(f"PoseGoal: {_POSE_ERRORS[code]}")
+            raise GoalError(f"PoseGoal: {_POSE_ERRORS[code]}")
         self._row = row
         self.pose = read_only(T)
         self._checked = (self.pose, self.rotation_scale, self.weight, self.link, self.secondary, self.position_tolerance,
@@ -344,13 +345,13 @@ class PoseGoal(Goal):
         try:
             T = np.ascontiguousarray(targets, dtype=float)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError("PoseGoal targets must be N 4×4 poses (an array (N, 4, 4))") from None
+            raise GoalError("PoseGoal targets must be N 4×4 poses (an array (N, 4, 4))") from None
         if T.ndim != 3 or T.shape[1:] != (4, 4):
-            raise ValueError(f"PoseGoal targets must be N 4×4 poses (an array (N, 4, 4)); got shape {T.shape}")
+            raise GoalError(f"PoseGoal targets must be N 4×4 poses (an array (N, 4, 4)); got shape {T.shape}")
         rows = np.zeros((len(T), N_PARAMS))
         i, code = _pose_rows(T, rows, self._row[7])
         if code:
-            raise ValueError(f"PoseGoal targets[{i}]: {_POSE_ERRORS[code]}")
+            raise GoalError(f"PoseGoal targets[{i}]: {_POSE_ERRORS[code]}")
         return rows
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError
 from bioik.goals.base import N_PARAMS, Goal, finite_vector
 from bioik.goals.kernels import MAX_LINK_ROWS, OUT1, OUT2, chain_rule, goal_link_count, goal_output
 from bioik.goals.registry import ANY_LINKS
@@ -152,12 +153,12 @@ class RCMGoal(Goal):
         try:
             names = tuple(names)
         except TypeError:
-            raise ValueError(f"RCMGoal: links must be a link name or a sequence of link names; got {self.links!r}") from None
+            raise GoalError(f"RCMGoal: links must be a link name or a sequence of link names; got {self.links!r}") from None
         if not names or not all(isinstance(n, str) and n for n in names):
-            raise ValueError(f"RCMGoal: links must be a link name or a sequence of link names; got {self.links!r}")
+            raise GoalError(f"RCMGoal: links must be a link name or a sequence of link names; got {self.links!r}")
         for a, b in zip(names, names[1:]):
             if a == b:
-                raise ValueError(f"RCMGoal: links has {a!r} twice in a row (a zero-length segment)")
+                raise GoalError(f"RCMGoal: links has {a!r} twice in a row (a zero-length segment)")
         self.links = names
         self.trocar = finite_vector(self.trocar, 3, "trocar", "RCMGoal")
 

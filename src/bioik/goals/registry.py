@@ -12,12 +12,14 @@ Adding a goal (one file, plus its tests):
        size = <residual rows>, or PER_VARIABLE (one row per active variable)
        link_count = 1 (the default), 0 or ANY_LINKS: which kernel signature it has
        kernel = <its @njit(**JIT) residual kernel, defined above the class>
-  2. Add tests/test_goal_<name>.py and an example of the goal to `EXAMPLES` in
-     tests/test_goal_registry.py (which checks that every registered kind is dispatched
-     and differentiated).
-  `bioik.goals` imports every module of its package, so the goal is registered and exported
-  (`bioik.<Name>Goal`) without being listed anywhere; the edit under goals/ drops numba's
-  on-disk cache (`bioik._kernel_cache`), so every kernel is compiled with the new kind.
+  2. Import and export the class by name in `bioik.goals` and in `bioik` (both `__init__.py`,
+     and their `__all__`): importing it registers it, and type checkers see it
+     (tests/goals/test_exports.py fails until both list it).
+  3. Add tests/goals/test_goal_<name>.py and an example of the goal to `EXAMPLES` in
+     tests/goals/test_goal_registry.py (which checks that every registered kind is
+     dispatched and differentiated).
+  The edit under goals/ drops numba's on-disk cache (`bioik._kernel_cache`), so every kernel
+  is compiled with the new kind.
 
 Kernel signatures (residual into r; derivative arrays are zeroed by the caller; the kernel
 returns its number of rows):
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from numba.core import config
 from numba.core.dispatcher import Dispatcher
 
-from bioik.errors import BioikError
+from bioik.errors import GoalRegistryError as GoalRegistryError
 
 #: Kind of the goals evaluated in Python (user callables): any number of classes, no kernel.
 PYTHON = 0
@@ -52,11 +54,6 @@ PYTHON = 0
 PER_VARIABLE = -1
 #: `link_count` of goals that read any number of links (their kernel has the full signature).
 ANY_LINKS = -1
-
-
-class GoalRegistryError(BioikError, ValueError):
-    """A goal class declares a kind the compiled layer cannot take (a code in use, no
-    kernel, a bad size), or a goal kind the compiled kernels of this process do not hold."""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from bioik.errors import GoalError
 from bioik.goals.base import N_PARAMS, SCAN, Goal, finite_number, finite_vector, unit_vector
 from bioik.goals.swamp import swamp_b, swamp_rows
 from bioik.kinematics.frames import JIT, qrot
@@ -176,11 +177,11 @@ class ScanGoal(Goal):
         self.standoff = finite_number(self.standoff, "standoff (m)", "ScanGoal", minimum=0.0)
         self.distance_band = finite_number(self.distance_band, "distance_band (m)", "ScanGoal", minimum=0.0)
         if self.distance_band == 0.0:
-            raise ValueError("ScanGoal: distance_band (m) must be > 0 (the half-width of the accepted distances)")
+            raise GoalError("ScanGoal: distance_band (m) must be > 0 (the half-width of the accepted distances)")
         for name in ("fov_angle", "normal_angle"):
             angle = finite_number(getattr(self, name), f"{name} (radians)", "ScanGoal", minimum=0.0)
             if not 0.0 < angle <= np.pi:
-                raise ValueError(f"ScanGoal: {name} must be in (0, π] radians (not degrees); got {angle}")
+                raise GoalError(f"ScanGoal: {name} must be in (0, π] radians (not degrees); got {angle}")
             setattr(self, name, angle)
 
     @property

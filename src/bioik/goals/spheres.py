@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from bioik.collision.spheres import SphereModel, sphere_model
+from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.kernels import goal_output
 from bioik.kinematics.frames import JIT, qrot
 from bioik.kinematics.ops import at
@@ -60,17 +61,17 @@ def cover(spheres: SphereModel | None, robot: Robot) -> SphereModel:
     if spheres is None:
         return sphere_model(robot)
     if not isinstance(spheres, SphereModel):
-        raise TypeError(f"a goal's spheres must be a SphereModel (bioik.collision.sphere_model(robot, ...)) or None; "
-                        f"got {type(spheres).__name__}")
+        raise GoalTypeError(f"a goal's spheres must be a SphereModel (bioik.collision.sphere_model(robot, ...)) or None; "
+                            f"got {type(spheres).__name__}")
     return spheres
 
 
 def link_slot(model: SphereModel, link: str, goal: str) -> int:
-    """The index of `link` among the cover's links; a ValueError naming the covered links
+    """The index of `link` among the cover's links; a GoalError naming the covered links
     if it has no spheres (no collision geometry)."""
     if link not in model.links:
-        raise ValueError(f"{goal}: link {link!r} has no collision geometry (no spheres); links with spheres: "
-                         f"{suggest(str(link), model.links)}")
+        raise GoalError(f"{goal}: link {link!r} has no collision geometry (no spheres); links with spheres: "
+                        f"{suggest(str(link), model.links)}")
     return model.links.index(link)
 
 
@@ -81,7 +82,7 @@ def link_spheres(model: SphereModel, link: str, goal: str) -> np.ndarray:
 
 def obstacle_index(scene: Scene, name: str, goal: str) -> int:
     """The index of obstacle `name` in the scene (its mask bit); UnknownNameError listing
-    the scene's obstacles if there is none of that name, ValueError past the first
+    the scene's obstacles if there is none of that name, GoalError past the first
     MASK_OBSTACLES."""
     names = scene.names
     if name not in names:
@@ -89,8 +90,8 @@ def obstacle_index(scene: Scene, name: str, goal: str) -> int:
         raise UnknownNameError(f"{goal}: obstacle {name!r} is not in the scene; {known}")
     k = names.index(name)
     if k >= MASK_OBSTACLES:
-        raise ValueError(f"{goal}: only the scene's first {MASK_OBSTACLES} obstacles can be named (their mask bits "
-                         f"must be exact in a float); {name!r} is number {k + 1}")
+        raise GoalError(f"{goal}: only the scene's first {MASK_OBSTACLES} obstacles can be named (their mask bits "
+                        f"must be exact in a float); {name!r} is number {k + 1}")
     return k
 
 

@@ -5,14 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 
-from bioik.errors import BioikError
-
-
-class UnknownNameError(BioikError, KeyError, ValueError):
-    """An unknown link, joint, robot, group or solver name (lists the closest names)."""
-
-    def __str__(self) -> str:  # KeyError would print the message with quotes
-        return str(self.args[0])
+from bioik.errors import UnknownNameError as UnknownNameError
 
 
 def suggest(name: str, known: Iterable[str], n: int = 5) -> str:

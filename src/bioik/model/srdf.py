@@ -24,15 +24,11 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from bioik.errors import BioikError
+from bioik.errors import SRDFError as SRDFError
 from bioik.model.group import moved_links
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
 from bioik.model.urdf_source import parse_xml
-
-
-class SRDFError(BioikError, ValueError):
-    """An SRDF that cannot be read or names links/joints the robot does not have."""
 
 
 class SRDFWarning(UserWarning):

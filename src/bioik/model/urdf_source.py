@@ -16,15 +16,11 @@ from pathlib import Path
 
 from lxml import etree
 
-from bioik.errors import BioikError
+from bioik.errors import BioikError, URDFError as URDFError
 
 _BOM = b"\xef\xbb\xbf"
 _ENTITY_ERROR = re.compile(r"entity(?: '([^']*)')?", re.IGNORECASE)
 _XINCLUDE = "{http://www.w3.org/2001/XInclude}*"
-
-
-class URDFError(BioikError, ValueError):
-    """A URDF that cannot be loaded; the message says what and where."""
 
 
 def read_source(source: str | bytes | bytearray | os.PathLike) -> tuple[bytes, str, Path | None]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from bioik.errors import BioikError
+from bioik.errors import UnsupportedGoalsError as UnsupportedGoalsError
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
@@ -18,10 +18,6 @@ from bioik.solvers.core.params import check_parameters
 
 #: The goal kinds of solvers that handle only pose-type goals.
 POSE_KINDS = frozenset({POSE, POSITION, ORIENTATION})
-
-
-class UnsupportedGoalsError(BioikError, ValueError):
-    """The named solver cannot honour these goals; the message names the solvers that can."""
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from bioik.errors import BioikError
-
-
-class ParameterError(BioikError, ValueError):
-    """A solver or solve parameter outside its range (NaN, negative, too large …)."""
-
-
-class ParameterTypeError(BioikError, TypeError, ValueError):
-    """A solver or solve parameter of the wrong type (a string for a number, a fraction for
-    a count). Also a ValueError, as the conversion errors it replaces were."""
+from bioik.errors import ParameterError as ParameterError, ParameterTypeError as ParameterTypeError
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from bioik.errors import BioikError
+from bioik.errors import MissingNetworkError as MissingNetworkError, NetworkMismatchError as NetworkMismatchError
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.robot import Robot
@@ -35,15 +35,6 @@ MODES = {"neural": 1, "neural2": 2}
 
 #: Version of the file layout (in the header).
 FORMAT = 2
-
-
-class MissingNetworkError(BioikError, FileNotFoundError):
-    """A neural solver has no trained network for this robot; the message says how to train
-    one and where networks are looked for."""
-
-
-class NetworkMismatchError(BioikError, ValueError):
-    """A network trained for another mode, robot, group or tip."""
 
 
 @dataclass(frozen=True, eq=False)
