@@ -41,3 +41,15 @@ def test_bioik_exports_every_goal_class():
 def test_the_registry_holds_every_exported_goal_class():
     classes = {e.goal for e in registry.CLASSES.values() if e.inside}
     assert classes == set(_defined().values()) - {Goal}
+
+
+def test_goal_options_after_the_target_are_keyword_only():
+    """`PoseGoal("tool0", T, 2.0)` would silently set the weight: options must be named."""
+    import numpy as np
+    import pytest
+
+    with pytest.raises(TypeError, match="positional argument"):
+        bioik.PoseGoal("tool0", np.eye(4), 2.0)
+    with pytest.raises(TypeError, match="positional argument"):
+        bioik.DirectionGoal("tool0", (0, 0, 1), (1, 0, 0))
+    assert bioik.PoseGoal("tool0", np.eye(4), weight=2.0).weight == 2.0

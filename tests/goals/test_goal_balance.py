@@ -67,14 +67,14 @@ def test_residual_matches_definition(robot, rng):
         target, gravity = rng.normal(size=3), rng.normal(size=3)
         g = gravity / np.linalg.norm(gravity)
         expected = (np.eye(3) - np.outer(g, g)) @ (centre_of_mass(robot, q) - target)
-        np.testing.assert_allclose(goal_residual_of(robot, BalanceGoal(target, gravity), q), expected, atol=1e-12)
+        np.testing.assert_allclose(goal_residual_of(robot, BalanceGoal(target, gravity=gravity), q), expected, atol=1e-12)
     default = goal_residual_of(robot, BalanceGoal(), q)
     np.testing.assert_allclose(default, [*centre_of_mass(robot, q)[:2], 0.0], atol=1e-12)
 
 
 def test_jacobian_matches_finite_differences(robot, rng):
     for _ in range(4):
-        assert_jacobian(robot, BalanceGoal(rng.normal(size=3), rng.normal(size=3)), robot.random_configuration(rng))
+        assert_jacobian(robot, BalanceGoal(rng.normal(size=3), gravity=rng.normal(size=3)), robot.random_configuration(rng))
 
 
 def test_acceptance(robot, rng):

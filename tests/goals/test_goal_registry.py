@@ -62,7 +62,7 @@ EXAMPLES = {
     "MinDistanceGoal": (tree, lambda rng: bioik.MinDistanceGoal("tip_a", rng.normal(size=3), 5.0)),
     "MaxDistanceGoal": (tree, lambda rng: bioik.MaxDistanceGoal("tip_a", rng.normal(size=3) + 3.0, 0.1)),
     "RCMGoal": (tree, lambda rng: bioik.RCMGoal(("l2", "l3", "tip_a"), rng.normal(size=3))),
-    "BalanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.BalanceGoal(rng.normal(size=3), rng.normal(size=3))),
+    "BalanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.BalanceGoal(rng.normal(size=3), gravity=rng.normal(size=3))),
     "CollisionAvoidanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.CollisionAvoidanceGoal(_wall(), margin=0.02,
                                                                                               self_collision=False)),
     "ClearanceGoal": (lambda: bioik.load_robot("ur5"), lambda rng: bioik.ClearanceGoal(_wall(), epsilon=0.05, margin=0.02)),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -91,6 +91,7 @@ class BalanceGoal(Goal):
     """
 
     target: np.ndarray = (0.0, 0.0, 0.0)
+    _: KW_ONLY
     gravity: np.ndarray = (0.0, 0.0, -1.0)
     weight: float = 1.0
     secondary: bool = False

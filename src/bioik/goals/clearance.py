@@ -25,7 +25,7 @@ d > 0, and with ∂r/∂q = ½·∂(r²)/∂q / r the row's Jacobian is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 
 import numpy as np
@@ -88,6 +88,7 @@ class ClearanceGoal(Goal):
     """
 
     scene: Scene
+    _: KW_ONLY
     epsilon: float = 0.05
     margin: float = 0.0
     weight: float = 1.0

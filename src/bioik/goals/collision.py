@@ -31,7 +31,7 @@ from the other sphere), so ∂pen/∂q = −nᵀ·J_v + (n × (c − p))ᵀ·J_�
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 from numba import njit
@@ -163,6 +163,7 @@ class CollisionAvoidanceGoal(Goal):
     """
 
     scene: Scene | None = None
+    _: KW_ONLY
     margin: float = 0.0
     epsilon: float = 0.01
     self_collision: bool = True

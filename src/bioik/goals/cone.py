@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -61,6 +61,7 @@ class ConeGoal(Goal):
     link: str
     direction: np.ndarray
     angle: float
+    _: KW_ONLY
     axis: np.ndarray = (0.0, 0.0, 1.0)
     position: np.ndarray | None = None
     position_weight: float = 0.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -40,6 +40,7 @@ class DirectionGoal(Goal):
 
     link: str
     direction: np.ndarray
+    _: KW_ONLY
     axis: np.ndarray = (0.0, 0.0, 1.0)
     weight: float = 1.0
     secondary: bool = False

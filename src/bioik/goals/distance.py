@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -55,6 +55,7 @@ class MinDistanceGoal(Goal):
     link: str
     target: np.ndarray
     distance: float
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
@@ -95,6 +96,7 @@ class MaxDistanceGoal(Goal):
     link: str
     target: np.ndarray
     distance: float
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5

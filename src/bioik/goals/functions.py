@@ -7,7 +7,7 @@ only solvers that accept Python goals can use them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -37,6 +37,7 @@ class LinkFunctionGoal(Goal):
 
     link: str
     function: Callable[[np.ndarray], float]
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
@@ -79,6 +80,7 @@ class JointFunctionGoal(Goal):
     """
 
     function: Callable[[np.ndarray], np.ndarray]
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5

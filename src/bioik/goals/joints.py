@@ -6,7 +6,7 @@ weight (1/vmax)/Σ(1/vmax), centre, half range (finite stand-ins for unbounded j
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -81,6 +81,7 @@ class JointVariableGoal(Goal):
 
     variable: str
     value: float
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
@@ -113,6 +114,7 @@ class CenterJointsGoal(Goal):
         tolerance: met when ‖r‖ ≤ tolerance.
     """
 
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = True
     tolerance: float = 1e-5
@@ -133,6 +135,7 @@ class AvoidJointLimitsGoal(Goal):
         tolerance: met when ‖r‖ ≤ tolerance.
     """
 
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = True
     tolerance: float = 1e-5
@@ -152,6 +155,7 @@ class MinimalDisplacementGoal(Goal):
         tolerance: met when ‖r‖ ≤ tolerance.
     """
 
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = True
     tolerance: float = 1e-5

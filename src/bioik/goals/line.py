@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -45,6 +45,7 @@ class LineGoal(Goal):
     link: str
     point: np.ndarray
     direction: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5

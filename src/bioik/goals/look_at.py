@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -51,6 +51,7 @@ class LookAtGoal(Goal):
 
     link: str
     target: np.ndarray
+    _: KW_ONLY
     axis: np.ndarray = (1.0, 0.0, 0.0)
     weight: float = 1.0
     secondary: bool = False

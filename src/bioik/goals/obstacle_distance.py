@@ -22,7 +22,7 @@ in `bioik.goals.spheres`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 
 import numpy as np
@@ -82,6 +82,7 @@ class ObstacleDistanceGoal(Goal):
     scene: Scene
     obstacle: str | None = None
     distance: float = 0.05
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5

@@ -7,7 +7,7 @@ Orientation residual: r = q_E − s·q_G with s = sign(q_E·q_G), so that
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from numba import njit
@@ -176,6 +176,7 @@ class PositionGoal(Goal):
 
     link: str
     position: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float | None = None
@@ -222,6 +223,7 @@ class OrientationGoal(Goal):
 
     link: str
     rotation: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float | None = None
@@ -270,6 +272,7 @@ class PoseGoal(Goal):
 
     link: str
     pose: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     rotation_scale: float = 0.5
     secondary: bool = False

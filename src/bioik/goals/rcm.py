@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 from numba import njit
@@ -139,6 +139,7 @@ class RCMGoal(Goal):
     # field(): no default (Goal.links is a class attribute)
     links: str | Sequence[str] = field()
     trocar: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5

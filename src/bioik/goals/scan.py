@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -156,6 +156,7 @@ class ScanGoal(Goal):
     link: str
     target: np.ndarray
     normal: np.ndarray
+    _: KW_ONLY
     standoff: float = 0.01
     distance_band: float = 0.01
     fov_angle: float = 0.2

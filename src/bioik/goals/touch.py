@@ -25,7 +25,7 @@ for e = (n, t₁, t₂) (∂c/∂ω = −[u]×).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 from numba import njit
@@ -97,6 +97,7 @@ class TouchGoal(Goal):
     link: str
     point: np.ndarray
     normal: np.ndarray
+    _: KW_ONLY
     weight: float = 1.0
     secondary: bool = False
     tolerance: float = 1e-5
