@@ -349,12 +349,15 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Write the cumulative solve-rate plots of a results DB to --out."""
+    """Write the cumulative solve-rate plots of a results DB to --out (with --config: the
+    figures a plot file describes, `bioik.bench.plot_config`)."""
     from bioik.bench.plot import plot
+    from bioik.bench.plot_config import plot_configured
     from bioik.bench.store import ResultStore
 
     with ResultStore(args.db) as store:
-        for path in plot(store, args.out):
+        paths = plot(store, args.out) if args.config is None else plot_configured(store, args.config, args.out)
+        for path in paths:
             print(path)
     return 0
 
@@ -445,6 +448,8 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     pl = bsub.add_parser("plot", help="write cumulative solve-rate plots (PNG + SVG)")
     pl.add_argument("db", help="results DB")
     pl.add_argument("--out", required=True, help="output directory")
+    pl.add_argument("--config", help="a TOML plot file choosing robots, tests, solvers, labels, colours, styles, "
+                                     "rows (rates, time, attempts), axis scale, trials and formats (see bioik.bench.plot_config)")
     pl.set_defaults(func=cmd_plot)
     tu = bsub.add_parser("tune", help="tune a solver's parameters with Optuna (resumable study in SQLite)",
                          description="Tune a solver's parameters with Optuna's TPE [E 5.2, 8.16]: each trial solves the same "
