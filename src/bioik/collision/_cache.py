@@ -10,9 +10,12 @@ a half-written entry and concurrent writers of the same key are harmless. Any pr
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bioik import _cache_dir
 
@@ -33,3 +36,19 @@ def load(kind: str, key: str) -> Any | None:
 def store(kind: str, key: str, value: Any) -> None:
     """Store a JSON value atomically; silently skipped if the folder is not writable."""
     _cache_dir.write_whole(cache_dir() / f"{kind}-{key}.json", lambda f: f.write(json.dumps(value).encode()))
+
+
+def load_arrays(kind: str, key: str) -> dict[str, Any] | None:
+    """The arrays stored under (kind, key) by `store_arrays`, or None."""
+    try:
+        with np.load(cache_dir() / f"{kind}-{key}.npz") as f:
+            return {name: f[name] for name in f.files}
+    except (OSError, ValueError):
+        return None
+
+
+def store_arrays(kind: str, key: str, arrays: dict[str, Any]) -> None:
+    """Store named arrays atomically (numpy's .npz: large float arrays, read back exactly)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    _cache_dir.write_whole(cache_dir() / f"{kind}-{key}.npz", lambda f: f.write(buffer.getvalue()))

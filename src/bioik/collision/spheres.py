@@ -31,6 +31,9 @@ chosen on `benchmarks/collision.py`'s table-and-boxes problem for ur5 (1000 targ
 and more above the table): with 2 cm and 8 per link, 5 targets had no pose the fatter
 cover could reach; with the default, 1. Where a link needs more than `max_spheres` the
 merged spheres overshoot by more than `tolerance`.
+
+Links made only of meshes also get the small spheres of `bioik.collision.surface` beneath
+their cover spheres (`SphereModel.surface`), which the scene costs read near contact.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import numpy as np
 
 from bioik.collision import _cache
 from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces, warn_open_meshes
+from bioik.collision.surface import DEFAULT_LEAF_SIZE, SurfaceTree, empty_tree, link_triangles, surface_tree
 from bioik.kinematics.robot import Robot
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
@@ -51,7 +55,7 @@ from bioik.model.robot_model import RobotModel
 #: Default sideways overshoot bound (m) and sphere budget per link.
 DEFAULT_TOLERANCE = 0.015
 DEFAULT_MAX_SPHERES = 10
-_VERSION = 1
+_VERSION = 2
 _SLACK = 1e-9  # radii are rounded up by this (floating point)
 
 
@@ -60,13 +64,15 @@ class SphereModel:
     """Spheres covering each link with collision geometry, in the link frames.
 
     links: the covered links (robot link order); link_of (S,) int64: index into `links`
-    of each sphere; centres (S, 3) in that link's frame; radii (S,).
+    of each sphere; centres (S, 3) in that link's frame; radii (S,); surface: the small
+    spheres over mesh links beneath them (`bioik.collision.surface`; None: none).
     """
 
     links: tuple[str, ...]
     link_of: np.ndarray
     centres: np.ndarray
     radii: np.ndarray
+    surface: SurfaceTree | None = None
 
     def __len__(self) -> int:
         return len(self.radii)
@@ -87,9 +93,12 @@ _lock = threading.Lock()
 
 
 def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERANCE,
-                 max_spheres: int = DEFAULT_MAX_SPHERES, links: Mapping[str, tuple[float, int]] | None = None) -> SphereModel:
+                 max_spheres: int = DEFAULT_MAX_SPHERES, links: Mapping[str, tuple[float, int]] | None = None,
+                 leaf_size: float = DEFAULT_LEAF_SIZE) -> SphereModel:
     """The conservative sphere cover of every link with collision geometry (see the module
-    docstring for the method and the meaning of `tolerance` and `max_spheres`).
+    docstring for the method and the meaning of `tolerance` and `max_spheres`), with the
+    small spheres over the surface of links made of meshes beneath it
+    (`bioik.collision.surface`; `leaf_size` m, the cell of a leaf).
 
     links: per-link (tolerance, max_spheres) that replace the defaults for those links —
     a thin tool that must pass a narrow opening needs small spheres, e.g. elise_ur10's
@@ -97,6 +106,10 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
     Cached in memory and on disk by geometry content and parameters.
     """
     tolerance, max_spheres = _settings(tolerance, max_spheres, "")
+    if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, float, np.floating, np.integer)) \
+            or not np.isfinite(leaf_size) or leaf_size <= 0:
+        raise ValueError(f"leaf_size must be a finite number > 0 (metres); got {leaf_size!r}")
+    leaf_size = float(leaf_size)
     model = robot.model if isinstance(robot, Robot) else robot
     names = [link.name for link in model.links if link.collision]
     own = {}
@@ -106,22 +119,24 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise ValueError(f"links[{name!r}] must be (tolerance, max_spheres); got {pair!r}")
         own[name] = _settings(pair[0], pair[1], f"links[{name!r}]: ")
-    key = (geometry_digest(model), tolerance, max_spheres, tuple(own.items()), _VERSION)
+    key = (geometry_digest(model), tolerance, max_spheres, tuple(own.items()), leaf_size, _VERSION)
     with _lock:
         hit = _memory.get(key)
     if hit is not None:
         return hit
     extra = "" if not own else "-" + hashlib.sha256(repr(key[3]).encode()).hexdigest()[:12]
-    disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}{extra}-v{_VERSION}"
-    stored = _cache.load("spheres", disk_key)
-    if stored is not None and stored.get("links") is not None:
-        out = SphereModel(tuple(stored["links"]), np.asarray(stored["link_of"], dtype=np.int64).reshape(-1),
-                          np.asarray(stored["centres"], dtype=float).reshape(-1, 3), np.asarray(stored["radii"], dtype=float).reshape(-1))
+    disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}{extra}-{leaf_size:.6g}-v{_VERSION}"
+    stored = _cache.load_arrays("spheres", disk_key)
+    if stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes"}:
+        out = SphereModel(tuple(str(x) for x in stored["links"]), stored["link_of"].astype(np.int64).reshape(-1),
+                          stored["centres"].astype(float).reshape(-1, 3), stored["radii"].astype(float).reshape(-1),
+                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, 6)))
     else:
-        out = _build(model, tolerance, max_spheres, own)
-        _cache.store("spheres", disk_key, {"links": list(out.links), "link_of": out.link_of.tolist(),
-                                           "centres": out.centres.tolist(), "radii": out.radii.tolist()})
-    for a in (out.link_of, out.centres, out.radii):
+        out = _build(model, tolerance, max_spheres, own, leaf_size)
+        _cache.store_arrays("spheres", disk_key, {"links": np.array(out.links, dtype=str), "link_of": out.link_of,
+                                                  "centres": out.centres, "radii": out.radii,
+                                                  "roots": out.surface.roots, "nodes": out.surface.nodes})
+    for a in (out.link_of, out.centres, out.radii, out.surface.roots, out.surface.nodes):
         a.setflags(write=False)
     with _lock:
         _memory[key] = out
@@ -141,21 +156,28 @@ def _settings(tolerance, max_spheres, where: str) -> tuple[float, int]:
     return tolerance, int(max_spheres)
 
 
-def _build(model: RobotModel, tolerance: float, max_spheres: int, own: dict[str, tuple[float, int]]) -> SphereModel:
+def _build(model: RobotModel, tolerance: float, max_spheres: int, own: dict[str, tuple[float, int]],
+           leaf_size: float) -> SphereModel:
     links, link_of, centres, radii = [], [], [], []
     pieces = {link.name: link_pieces(link) for link in model.links if link.collision}
     warn_open_meshes(model, pieces)
+    triangles = {}
     for link in model.links:
         if not link.collision:
             continue
         c, r = link_cover(pieces[link.name], *own.get(link.name, (tolerance, max_spheres)))
+        tri = link_triangles(pieces[link.name])
+        if tri is not None and len(tri):
+            triangles[len(links)] = tri
         link_of += [len(links)] * len(r)
         links.append(link.name)
         centres.append(c)
         radii.append(r)
-    return SphereModel(tuple(links), np.asarray(link_of, dtype=np.int64),
-                       np.concatenate(centres) if centres else np.zeros((0, 3)),
-                       np.concatenate(radii) if radii else np.zeros(0))
+    link_of = np.asarray(link_of, dtype=np.int64)
+    centres = np.concatenate(centres) if centres else np.zeros((0, 3))
+    radii = np.concatenate(radii) if radii else np.zeros(0)
+    tree = surface_tree(link_of, centres, radii, triangles, leaf_size) if triangles else empty_tree(len(radii))
+    return SphereModel(tuple(links), link_of, centres, radii, tree)
 
 
 def link_cover(pieces: tuple[Piece, ...], tolerance: float, max_spheres: int) -> tuple[np.ndarray, np.ndarray]:

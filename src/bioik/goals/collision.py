@@ -23,6 +23,15 @@ geometry is apart), pen = max(0, m + ρ_i + ρ_j − slack_ij − ‖c_i − c_j
 tolerance·ε (1 µm by default) — the fast test inside the solvers; `bioik.solve` with a
 scene then checks the answer exactly (`bioik.collision.CollisionChecker`).
 
+On links made of meshes the cover spheres overshoot by centimetres, so there a sphere is
+only a bound: where it is nearer an obstacle than its tree's reach, the scene row charges
+the small spheres of the link's surface beneath it instead (`bioik.collision.surface`:
+groups, clusters, leaves; a node farther than margin + reach from the scene is skipped
+with everything below it, and so is every obstacle that far from the sphere; a node whose
+centre is itself within the margin of an obstacle is charged as one sphere), each leaf as pen = max(0, m + ρ_leaf − d(c_leaf)). The cost is
+continuous where a sphere switches (every leaf is clear there) and zero exactly when
+every leaf keeps the margin.
+
 Derivatives: a sphere centre c = p + R·c_l moves with its link as ∂c/∂p = I,
 ∂c/∂ω = −[c − p]×, and ∂pen/∂c = −n (n the distance gradient at c, or the unit vector
 from the other sphere), so ∂pen/∂q = −nᵀ·J_v + (n × (c − p))ᵀ·J_ω.
@@ -39,25 +48,29 @@ from numba import njit
 from bioik.collision.acm import allowed_collisions
 from bioik.collision.sphere_pairs import sphere_pairs
 from bioik.collision.spheres import SphereModel
+from bioik.collision.surface import NODE_ROW
 from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
 from bioik.goals.registry import ANY_LINKS
 from bioik.goals.spheres import (IMMOVABLE, SPHERE_ROW, add_row, contact_masks, cover, finish_row, per_robot,
                                  scene_depth, sphere_centre, sphere_rows)
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, qrot
 from bioik.kinematics.ops import at
 from bioik.scene.scene import Scene
+from bioik.scene.sdf import near_obstacles, scene_distance
 
 COLLISION = 13
 
 #: Data block: header (spheres S, pairs P, start of the scene blob or −1, start of the
-#: world-centre scratch, covered links L, link pairs G), S sphere rows
-#: (`bioik.goals.spheres`), L bounding-sphere rows (one per covered link, the same form),
-#: P pair rows (sphere i, sphere j, slack) grouped by link pair, G link-pair rows (bound
-#: a, bound b, first pair, pair count), (S + L) × 3 world centres (scratch the kernel
-#: fills: each solve owns its problem copy), then the packed scene.
-HEAD, PAIR_ROW, GROUP_ROW = 6, 3, 4
+#: world-centre scratch, covered links L, link pairs G, start of the surface trees), S
+#: sphere rows (`bioik.goals.spheres`), L bounding-sphere rows (one per covered link, the
+#: same form), P pair rows (sphere i, sphere j, slack) grouped by link pair, G link-pair
+#: rows (bound a, bound b, first pair, pair count), (S + L) × 3 world centres (scratch the
+#: kernel fills: each solve owns its problem copy), S tree rows (first group node, group
+#: count — 0: no tree —, the tree's reach from the sphere centre), the tree's node rows
+#: (`bioik.collision.surface`, child indices from the first node), then the packed scene.
+HEAD, PAIR_ROW, GROUP_ROW, TREE_ROW = 7, 3, 4, 3
 
 
 @njit(inline="always", **JIT)
@@ -66,6 +79,22 @@ def _add_sphere_row(gi, g, frames, J, aux, rows, world, s, pen, nx, ny, nz, Jr):
     o = goal_output(gi, g, int(aux[rows + SPHERE_ROW * s]))
     w = world + 3 * s
     add_row(J, o, pen, nx, ny, nz, aux[w] - frames[o, 0], aux[w + 1] - frames[o, 1], aux[w + 2] - frames[o, 2], Jr, 1)
+
+
+def _tree_rows(model: SphereModel, order: np.ndarray) -> np.ndarray:
+    """Per sphere in `order`, its surface tree row: first group node, group count (0: no
+    tree) and the reach of everything beneath it from the sphere's centre."""
+    rows = np.zeros((len(order), TREE_ROW))
+    tree = model.surface
+    if tree is None or not len(tree.nodes):
+        return rows
+    for r, s in enumerate(order):
+        first, count = tree.roots[s]
+        if count:
+            g = tree.nodes[first : first + count]
+            reach = np.max(np.linalg.norm(g[:, :3] - model.centres[s], axis=1) + g[:, 3])
+            rows[r] = first, count, reach + 1e-9
+    return rows
 
 
 def _bounding_rows(model: SphereModel) -> np.ndarray:
@@ -80,14 +109,93 @@ def _bounding_rows(model: SphereModel) -> np.ndarray:
     return rows
 
 
+@njit(inline="always", **JIT)
+def _node(aux, f, n):
+    """The node row at aux[n] on a link with frame row f: its offset u = R·c_l from the
+    link origin and its world centre."""
+    ux, uy, uz = qrot(f[3], f[4], f[5], f[6], at(aux, n), at(aux, n + 1), at(aux, n + 2))
+    return ux, uy, uz, f[0] + ux, f[1] + uy, f[2] + uz
+
+
+@njit(inline="always", **JIT)
+def _query(scene, aux, n, f, margin, mask):
+    """The node at aux[n]: its reach plus the margin, the scene's distance at its centre
+    (the reach when nothing is nearer) with the gradient there, and its offset u."""
+    ux, uy, uz, x, y, z = _node(aux, f, n)
+    reach = margin + at(aux, n + 3)
+    d, nx, ny, nz = scene_distance(scene, x, y, z, reach, mask)
+    return reach, d, nx, ny, nz, ux, uy, uz
+
+
+@njit(**JIT)
+def surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, Jr, with_jac):
+    """Σ pen² over the leaves beneath the sphere of row aux[i] (tree row aux[tree]; see the
+    module docstring), with Jr[0] += pen·∂pen/∂q per leaf. A node whose centre is itself
+    within the margin of an obstacle is charged as one sphere instead: deep in an
+    obstacle, its own depth steers as well as its leaves' and costs one query."""
+    mask = np.int64(at(aux, i + 5))
+    if mask == IMMOVABLE:
+        return 0.0
+    reach = margin + at(aux, tree + 2)
+    d, mask = near_obstacles(scene, cx, cy, cz, reach, mask)  # the rest cannot reach a leaf
+    if d >= reach:
+        return 0.0
+    if d < margin:
+        return scene_depth(scene, aux, i, margin + at(aux, i + 4), J, o, cx - frames[o, 0], cy - frames[o, 1],
+                           cz - frames[o, 2], cx, cy, cz, Jr, 0, with_jac)
+    f = frames[o]
+    C = 0.0
+    first = int(at(aux, tree))
+    for g in range(first, first + int(at(aux, tree + 1))):
+        gn = nodes + NODE_ROW * g
+        cost, down = _visit(scene, aux, gn, f, margin, mask, J, o, Jr, with_jac)
+        C += cost
+        if not down:
+            continue
+        c0 = int(at(aux, gn + 4))
+        for c in range(c0, c0 + int(at(aux, gn + 5))):
+            cn = nodes + NODE_ROW * c
+            cost, down = _visit(scene, aux, cn, f, margin, mask, J, o, Jr, with_jac)
+            C += cost
+            if not down:
+                continue
+            l0 = int(at(aux, cn + 4))
+            for leaf in range(l0, l0 + int(at(aux, cn + 5))):
+                reach, d, nx, ny, nz, ux, uy, uz = _query(scene, aux, nodes + NODE_ROW * leaf, f, margin, mask)
+                if d < reach:
+                    C += _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac)
+    return C
+
+
+@njit(inline="always", **JIT)
+def _visit(scene, aux, n, f, margin, mask, J, o, Jr, with_jac):
+    """A group or cluster: (its cost, whether to read its children). Clear: (0, no);
+    centre within the margin of an obstacle: charged as one sphere, (pen², no); else (0, yes)."""
+    reach, d, nx, ny, nz, ux, uy, uz = _query(scene, aux, n, f, margin, mask)
+    if d >= reach:
+        return 0.0, False
+    if d < margin:
+        return _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac), False
+    return 0.0, True
+
+
+@njit(inline="always", **JIT)
+def _charge(pen, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac):
+    """pen² of one sphere of the tree, with Jr[0] += pen·∂pen/∂q."""
+    if with_jac:
+        add_row(J, o, pen, nx, ny, nz, ux, uy, uz, Jr, 0)
+    return pen * pen
+
+
 @njit(**JIT)
 def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
     """Scene and self penetration rows (see the module docstring), with their Jacobians."""
     margin, eps = gf[g, 0], gf[g, 1]
     b = gi[g, AUX]
     S, P, scene_at, world_at = int(aux[b]), int(aux[b + 1]), int(aux[b + 2]), int(aux[b + 3])
-    L, G = int(aux[b + 4]), int(aux[b + 5])
-    rows, world = b + HEAD, b + world_at
+    L, G, tree_at = int(aux[b + 4]), int(aux[b + 5]), int(aux[b + 6])
+    rows, world, trees = b + HEAD, b + world_at, b + tree_at
+    nodes = trees + TREE_ROW * S
     bounds = rows + SPHERE_ROW * S
     pairs = bounds + SPHERE_ROW * L
     groups = pairs + PAIR_ROW * P
@@ -99,7 +207,11 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
         w = world + 3 * s
         aux[w], aux[w + 1], aux[w + 2] = cx, cy, cz
         if scene_at >= 0:
-            C += scene_depth(scene, aux, i, margin + at(aux, i + 4), J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
+            tree = trees + TREE_ROW * s
+            if at(aux, tree + 1) > 0.0:
+                C += surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, Jr, with_jac)
+            else:
+                C += scene_depth(scene, aux, i, margin + at(aux, i + 4), J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
     finish_row(C, eps, r, Jr, 0, with_jac)
     C = 0.0
     if G:
@@ -252,14 +364,19 @@ class CollisionAvoidanceGoal(Goal):
         pairs_at = bounds_at + SPHERE_ROW * L
         groups_at = pairs_at + PAIR_ROW * P
         world_at = groups_at + GROUP_ROW * G
-        scene_at = world_at + 3 * (S + L)
+        tree_at = world_at + 3 * (S + L)
+        trees = _tree_rows(model, order)
+        nodes = model.surface.nodes if model.surface is not None else np.zeros((0, NODE_ROW))
+        scene_at = tree_at + trees.size + nodes.size
         out = np.zeros(scene_at + len(blob))
-        out[:HEAD] = (S, P, scene_at if self.scene is not None else -1, world_at, L, G)
+        out[:HEAD] = (S, P, scene_at if self.scene is not None else -1, world_at, L, G, tree_at)
         links = model.link_of[order]
         out[HEAD:bounds_at] = sphere_rows(model, order, links, masks[links]).ravel()
         out[bounds_at:pairs_at] = _bounding_rows(model).ravel()
         out[pairs_at:groups_at] = np.c_[index, slack].ravel()
         out[groups_at:world_at] = np.c_[groups, first, count].ravel()
+        out[tree_at : tree_at + trees.size] = trees.ravel()
+        out[tree_at + trees.size : scene_at] = nodes.ravel()
         out[scene_at:] = blob
         return out
 

@@ -259,6 +259,31 @@ def scene_distance(data, x, y, z, cutoff, mask):
 
 
 @njit(**JIT)
+def near_obstacles(data, x, y, z, reach, mask):
+    """(the minimum signed distance at (x, y, z) if < reach, else reach; `mask` with the bit
+    of every obstacle k < 63 at least `reach` away added): everything within `reach` of
+    the point then needs only the obstacles left unmasked."""
+    best, out = reach, mask
+    for k in range(int(data[H_COUNT])):
+        if k < MASK_BITS and (mask >> k) & 1:
+            continue
+        rec = HEADER + k * REC
+        cx = x - at(data, rec + R_CENTRE)
+        cy = y - at(data, rec + R_CENTRE + 1)
+        cz = z - at(data, rec + R_CENTRE + 2)
+        far = reach + at(data, rec + R_RADIUS)
+        d = reach
+        if far > 0.0 and cx * cx + cy * cy + cz * cz < far * far:
+            d = obstacle_sdf(data, rec, x, y, z)[0]
+        if d >= reach:
+            if k < MASK_BITS:
+                out |= np.int64(1) << k
+        elif d < best:
+            best = d
+    return best, out
+
+
+@njit(**JIT)
 def scene_distances(data, points, cutoff, mask, d, grad):
     """`scene_distance` at every row of points (N, 3), into d (N,) and grad (N, 3)."""
     for i in range(points.shape[0]):
