@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import bioik
+from bioik.goals.collision import HEAD
 from bioik.goals.spheres import IMMOVABLE, SPHERE_ROW
 
 ROBOT = bioik.load_robot("ur5")
@@ -61,7 +62,7 @@ def test_fixed_link_spheres_and_pairs_leave_the_collision_cost():
     model, order, pairs = goal._robot_data(ROBOT)
     data = goal.data(ROBOT)
     S = int(data[0])
-    rows = data[6:6 + SPHERE_ROW * S].reshape(S, SPHERE_ROW)
+    rows = data[HEAD:HEAD + SPHERE_ROW * S].reshape(S, SPHERE_ROW)
     base = model.links.index("base_link")
     on_base = model.link_of[order] == base
     assert on_base.any() and np.all(rows[on_base, 5] == IMMOVABLE) and np.all(rows[~on_base, 5] != IMMOVABLE)
@@ -72,7 +73,7 @@ def test_fixed_link_spheres_and_pairs_leave_the_collision_cost():
     d = g.data(dual)
     P = int(d[1])
     links = m.link_of[o]
-    charged = d[6 + SPHERE_ROW * (int(d[0]) + int(d[4])):][:3 * P].reshape(P, 3)[:, :2].astype(int)
+    charged = d[HEAD + SPHERE_ROW * (int(d[0]) + int(d[4])):][:3 * P].reshape(P, 3)[:, :2].astype(int)
     names = [(m.links[links[a]], m.links[links[b]]) for a, b in charged]
     assert names and all(a in dual.moving_links or b in dual.moving_links for a, b in names)
     assert P < len(p)  # some pairs were between two fixed links
