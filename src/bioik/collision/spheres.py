@@ -47,7 +47,7 @@ import numpy as np
 
 from bioik.collision import _cache
 from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces, warn_open_meshes
-from bioik.collision.surface import DEFAULT_LEAF_SIZE, SurfaceTree, empty_tree, link_triangles, surface_tree
+from bioik.collision.surface import DEFAULT_LEAF_SIZE, NODE_ROW, SurfaceTree, empty_tree, link_triangles, surface_tree
 from bioik.kinematics.robot import Robot
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
@@ -130,7 +130,7 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
     if stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes"}:
         out = SphereModel(tuple(str(x) for x in stored["links"]), stored["link_of"].astype(np.int64).reshape(-1),
                           stored["centres"].astype(float).reshape(-1, 3), stored["radii"].astype(float).reshape(-1),
-                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, 6)))
+                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, NODE_ROW)))
     else:
         out = _build(model, tolerance, max_spheres, own, leaf_size)
         _cache.store_arrays("spheres", disk_key, {"links": np.array(out.links, dtype=str), "link_of": out.link_of,

@@ -117,70 +117,53 @@ def _spheres_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray) -
     return c, np.maximum.reduceat(far, starts[:-1]) + _SLACK
 
 
-def link_tree(triangles: np.ndarray, centres: np.ndarray, radii: np.ndarray, leaf_size: float) -> list[np.ndarray]:
-    """Per cover sphere of one link (centres (s, 3), radii), its groups' node rows with
-    their clusters and leaves below: a list of (groups, clusters, leaves) row arrays whose
-    child indices are local (from 0 in the next array)."""
+def link_tree(triangles: np.ndarray, centres: np.ndarray, radii: np.ndarray,
+              leaf_size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tree of one link under its cover spheres (centres (s, 3), radii): node rows of
+    its groups, clusters and leaves (child indices from 0 in the next array), and each
+    group's cover sphere (groups come sorted by it)."""
     T = bisect(triangles, leaf_size)
     # leaves: triangles grouped by the cell of their centroid
     order, starts = _groups(np.floor(T.mean(axis=1) / leaf_size).astype(np.int64))
     V = T[order].reshape(-1, 3)
     lo = np.minimum.reduceat(V, 3 * starts[:-1], axis=0)
     hi = np.maximum.reduceat(V, 3 * starts[:-1], axis=0)
-    leaf_c = 0.5 * (lo + hi)
+    c = 0.5 * (lo + hi)
     run = np.repeat(np.arange(len(starts) - 1), 3 * np.diff(starts))
-    leaf_r = np.maximum.reduceat(np.linalg.norm(V - leaf_c[run], axis=1), 3 * starts[:-1]) + _SLACK
+    r = np.maximum.reduceat(np.linalg.norm(V - c[run], axis=1), 3 * starts[:-1]) + _SLACK
     # each leaf under the cover sphere it lies deepest in
-    owner = np.argmin(np.linalg.norm(leaf_c[:, None] - centres[None], axis=2) - radii[None], axis=1)
-    levels = [(leaf_c, leaf_r, np.zeros((len(leaf_c), 2)))]
+    owner = np.argmin(np.linalg.norm(c[:, None] - centres[None], axis=2) - radii[None], axis=1)
+    rows = [np.c_[c, r, np.zeros((len(c), 2))]]
     size = leaf_size
-    for _ in range(2):  # clusters, then groups
+    for _ in range(2):  # clusters, then groups: the level below sorted by (owner, cell)
         size *= GROWTH
-        c, r, _ = levels[-1]
-        keys = np.c_[owner, np.floor(c / size).astype(np.int64)]
-        order, starts = _groups(keys)
-        levels[-1] = tuple(a[order] for a in levels[-1])
-        owner = owner[order]
-        c, r, _ = levels[-1]
-        pc, pr = _spheres_around(c, r, starts)
-        levels.append((pc, pr, np.c_[starts[:-1], np.diff(starts)]))
+        order, starts = _groups(np.c_[owner, np.floor(rows[-1][:, :3] / size).astype(np.int64)])
+        rows[-1], owner = rows[-1][order], owner[order]
+        pc, pr = _spheres_around(rows[-1][:, :3], rows[-1][:, 3], starts)
+        rows.append(np.c_[pc, pr, starts[:-1], np.diff(starts)])
         owner = owner[starts[:-1]]
-    # groups sorted by owner already (owner leads the key); per cover sphere: its groups
-    out = []
-    g_c, g_r, g_kids = levels[2]
-    for s in range(len(centres)):
-        mine = np.flatnonzero(owner == s)
-        out.append(np.c_[g_c[mine], g_r[mine], g_kids[mine]] if len(mine) else np.zeros((0, NODE_ROW)))
-    return [out, np.c_[levels[1][0], levels[1][1], levels[1][2]], np.c_[levels[0][0], levels[0][1], levels[0][2]]]
+    leaves, clusters, groups = rows
+    return groups, clusters, leaves, owner
 
 
 def surface_tree(link_of: np.ndarray, centres: np.ndarray, radii: np.ndarray,
                  triangles: dict[int, np.ndarray], leaf_size: float) -> SurfaceTree:
     """The tree of every link index in `triangles` (its mesh triangles in the link frame)
-    under the cover (link_of, centres, radii); other links' spheres get none."""
+    under the cover (link_of, centres, radii); other links' spheres get none. Nodes: all
+    groups, then all clusters, then all leaves."""
     roots = np.zeros((len(radii), 2), dtype=np.int64)
-    groups, clusters, leaves = [], [], []
-    parts = {}
+    parts = []
     for k, tri in triangles.items():
         mine = np.flatnonzero(link_of == k)
-        parts[k] = (mine, link_tree(tri, centres[mine], radii[mine], leaf_size))
-    n_groups = sum(sum(len(g) for g in part[0]) for _, part in parts.values())
-    n_clusters = sum(len(part[1]) for _, part in parts.values())
-    g_at, c_at, l_at = 0, n_groups, n_groups + n_clusters
-    for k in sorted(parts):
-        mine, (per_sphere, cl, lv) = parts[k]
-        cl = cl.copy()
-        cl[:, 4] += l_at
-        c_base = c_at
-        for s, g in zip(mine, per_sphere):
-            g = g.copy()
-            g[:, 4] += c_base
-            roots[s] = (g_at, len(g))
-            groups.append(g)
-            g_at += len(g)
-        clusters.append(cl)
-        leaves.append(lv)
-        c_at += len(cl)
-        l_at += len(lv)
-    nodes = np.concatenate(groups + clusters + leaves) if parts else np.zeros((0, NODE_ROW))
+        parts.append((mine, *link_tree(tri, centres[mine], radii[mine], leaf_size)))
+    g_at = 0
+    c_at = sum(len(p[1]) for p in parts)
+    l_at = c_at + sum(len(p[2]) for p in parts)
+    for mine, groups, clusters, leaves, owner in parts:
+        groups[:, 4] += c_at
+        clusters[:, 4] += l_at
+        counts = np.bincount(owner, minlength=len(mine))
+        roots[mine] = np.c_[g_at + np.cumsum(counts) - counts, counts]
+        g_at, c_at, l_at = g_at + len(groups), c_at + len(clusters), l_at + len(leaves)
+    nodes = np.concatenate([p[i] for i in (1, 2, 3) for p in parts]) if parts else np.zeros((0, NODE_ROW))
     return SurfaceTree(roots, nodes)
