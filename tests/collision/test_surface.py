@@ -9,7 +9,7 @@ import trimesh
 import bioik
 from bioik.collision.link_geometry import link_pieces
 from bioik.collision.spheres import sphere_model
-from bioik.collision.surface import NODE_ROW, bisect, link_triangles
+from bioik.collision.surface import LEAF_ROW, NODE_ROW, bisect, link_triangles
 
 from collision_helpers import mesh_robot
 
@@ -47,19 +47,21 @@ def test_every_surface_point_is_in_a_leaf_and_every_node_holds_its_children(mesh
     base_spheres = np.flatnonzero(model.link_of == model.links.index("base"))
     assert (tree.roots[base_spheres, 1] == 0).all()  # a box link keeps its cover alone
     assert (tree.roots[arm_spheres, 1] > 0).all()
-    N = tree.nodes
+    N, Lv = tree.nodes, tree.leaves
     leaves = []
     for s in arm_spheres:
         for g, c, leaf in _leaf_chains(tree, s):
-            assert N[leaf, 5] == 0
-            assert np.linalg.norm(N[leaf, :3] - N[c, :3]) + N[leaf, 3] <= N[c, 3]
+            assert np.linalg.norm(Lv[leaf, :3] - N[c, :3]) + Lv[leaf, 3] <= N[c, 3]
             assert np.linalg.norm(N[c, :3] - N[g, :3]) + N[c, 3] <= N[g, 3]
+            for node, held in ((c, Lv[leaf]), (g, Lv[leaf])):  # each node's box holds the leaf sphere
+                axes, e = N[node, 6:15].reshape(3, 3), N[node, 15:18]
+                assert np.all(np.abs(axes @ (held[:3] - N[node, :3])) + held[3] <= e + 1e-12)
             leaves.append(leaf)
-    assert sorted(leaves) == sorted(set(leaves))  # each leaf under one sphere
+    assert sorted(leaves) == list(range(len(Lv)))  # each leaf under exactly one sphere
     tri = link_triangles(link_pieces(meshbot.model.link("arm")))
     surface = trimesh.Trimesh(tri.reshape(-1, 3), np.arange(len(tri) * 3).reshape(-1, 3))
     pts = np.r_[trimesh.sample.sample_surface(surface, 20000, seed=1)[0], tri.reshape(-1, 3)]
-    C, R = N[leaves, :3], N[leaves, 3]
+    C, R = Lv[:, :3], Lv[:, 3]
     worst = np.full(len(pts), np.inf)
     for i in range(0, len(C), 2000):
         worst = np.minimum(worst, (np.linalg.norm(pts[:, None] - C[None, i : i + 2000], axis=2) - R[None, i : i + 2000]).min(axis=1))
@@ -69,12 +71,12 @@ def test_every_surface_point_is_in_a_leaf_and_every_node_holds_its_children(mesh
 
 def test_leaf_size_sets_the_leaves_and_is_checked(meshbot):
     fine, coarse = sphere_model(meshbot, leaf_size=0.003), sphere_model(meshbot, leaf_size=0.008)
-    assert fine.surface.leaf_count > coarse.surface.leaf_count
-    assert fine.surface.leaves()[1].max() < coarse.surface.leaves()[1].max()
+    assert len(fine.surface.leaves) > len(coarse.surface.leaves)
+    assert fine.surface.leaves[:, 3].max() < coarse.surface.leaves[:, 3].max()
     for bad in (0, -1.0, float("nan"), "4mm", True):
         with pytest.raises(ValueError, match="leaf_size"):
             sphere_model(meshbot, leaf_size=bad)
-    assert fine.surface.nodes.shape[1] == NODE_ROW
+    assert fine.surface.nodes.shape[1] == NODE_ROW and fine.surface.leaves.shape[1] == LEAF_ROW
 
 
 def _wall_scene(x):
@@ -90,7 +92,7 @@ def test_the_cost_is_conservative_and_lets_the_mesh_come_within_a_leaf(meshbot):
     mesh (coal) touches the wall, and it is met at every angle where the mesh keeps more
     than the largest leaf radius — where the cover spheres alone are centimetres short."""
     model = sphere_model(meshbot)
-    tree_reach = model.surface.leaves()[1].max()
+    tree_reach = model.surface.leaves[:, 3].max()
     angles = np.linspace(-3.0, 3.0, 241)
     met_any_tight = False
     for x in (0.06, 0.075, 0.09):

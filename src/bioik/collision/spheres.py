@@ -47,7 +47,7 @@ import numpy as np
 
 from bioik.collision import _cache
 from bioik.collision.link_geometry import Piece, geometry_digest, link_pieces, warn_open_meshes
-from bioik.collision.surface import DEFAULT_LEAF_SIZE, NODE_ROW, SurfaceTree, empty_tree, link_triangles, surface_tree
+from bioik.collision.surface import DEFAULT_LEAF_SIZE, LEAF_ROW, NODE_ROW, SurfaceTree, empty_tree, link_triangles, surface_tree
 from bioik.kinematics.robot import Robot
 from bioik.model.names import suggest
 from bioik.model.robot_model import RobotModel
@@ -55,7 +55,7 @@ from bioik.model.robot_model import RobotModel
 #: Default sideways overshoot bound (m) and sphere budget per link.
 DEFAULT_TOLERANCE = 0.015
 DEFAULT_MAX_SPHERES = 10
-_VERSION = 2
+_VERSION = 3
 _SLACK = 1e-9  # radii are rounded up by this (floating point)
 
 
@@ -127,16 +127,18 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
     extra = "" if not own else "-" + hashlib.sha256(repr(key[3]).encode()).hexdigest()[:12]
     disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}{extra}-{leaf_size:.6g}-v{_VERSION}"
     stored = _cache.load_arrays("spheres", disk_key)
-    if stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes"}:
+    if stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes", "leaves"}:
         out = SphereModel(tuple(str(x) for x in stored["links"]), stored["link_of"].astype(np.int64).reshape(-1),
                           stored["centres"].astype(float).reshape(-1, 3), stored["radii"].astype(float).reshape(-1),
-                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, NODE_ROW)))
+                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, NODE_ROW),
+                                      stored["leaves"].astype(float).reshape(-1, LEAF_ROW)))
     else:
         out = _build(model, tolerance, max_spheres, own, leaf_size)
         _cache.store_arrays("spheres", disk_key, {"links": np.array(out.links, dtype=str), "link_of": out.link_of,
                                                   "centres": out.centres, "radii": out.radii,
-                                                  "roots": out.surface.roots, "nodes": out.surface.nodes})
-    for a in (out.link_of, out.centres, out.radii, out.surface.roots, out.surface.nodes):
+                                                  "roots": out.surface.roots, "nodes": out.surface.nodes,
+                                                  "leaves": out.surface.leaves})
+    for a in (out.link_of, out.centres, out.radii, out.surface.roots, out.surface.nodes, out.surface.leaves):
         a.setflags(write=False)
     with _lock:
         _memory[key] = out

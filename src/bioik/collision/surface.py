@@ -34,8 +34,11 @@ from bioik.collision.link_geometry import Piece
 DEFAULT_LEAF_SIZE = 0.004
 #: Cell growth from one level to the next (leaves → clusters → groups).
 GROWTH = 4
-#: Floats of a node row: centre in the link frame (3), reach, first child, child count.
-NODE_ROW = 6
+#: Floats of a node row (a group or a cluster): centre in the link frame (3), reach, first
+#: child, child count, three box axes (unit, rows of a 3×3) and the box's half extents (3).
+NODE_ROW = 18
+#: Floats of a leaf row: centre in the link frame (3), radius.
+LEAF_ROW = 4
 _SLACK = 1e-9
 
 
@@ -44,26 +47,19 @@ class SurfaceTree:
     """The small spheres under a cover's spheres (see the module docstring).
 
     roots (S, 2) int64: per cover sphere, its first group and group count (0: no tree);
-    nodes (N, NODE_ROW): groups, then clusters, then leaves, each row a centre in the link
-    frame, the reach (a leaf: its radius), its first child row and child count (a leaf: 0).
-    Children of a node are contiguous.
+    nodes (N, NODE_ROW): groups, then clusters, each row a centre in the link frame, the
+    reach of everything below it, its first child row and child count (a group's children
+    are clusters, a cluster's leaves; children are contiguous) and a box around everything
+    below it (axes and half extents); leaves (K, LEAF_ROW): centre and radius.
     """
 
     roots: np.ndarray
     nodes: np.ndarray
-
-    @property
-    def leaf_count(self) -> int:
-        return int(np.count_nonzero(self.nodes[:, 5] == 0)) if len(self.nodes) else 0
-
-    def leaves(self) -> tuple[np.ndarray, np.ndarray]:
-        """(centres (K, 3), radii (K,)) of every leaf, in their links' frames."""
-        leaf = self.nodes[:, 5] == 0
-        return self.nodes[leaf, :3], self.nodes[leaf, 3]
+    leaves: np.ndarray
 
 
 def empty_tree(spheres: int) -> SurfaceTree:
-    return SurfaceTree(np.zeros((spheres, 2), dtype=np.int64), np.zeros((0, NODE_ROW)))
+    return SurfaceTree(np.zeros((spheres, 2), dtype=np.int64), np.zeros((0, NODE_ROW)), np.zeros((0, LEAF_ROW)))
 
 
 def link_triangles(pieces: tuple[Piece, ...]) -> np.ndarray | None:
@@ -106,15 +102,21 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, starts
 
 
-def _spheres_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per run of rows [starts[i], starts[i+1]), a sphere holding the run's spheres
-    (points, radii): centre at their centres' box centre, reach to the farthest far side."""
+def _nodes_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per run of rows [starts[i], starts[i+1]) of spheres (points, radii), a node row
+    holding them: centre at their centres' box centre, reach to the farthest far side, and
+    a box along the principal axes of their centres whose half extents reach every sphere
+    (|a·(p − c)| + the largest radius), children = the run."""
     lo = np.minimum.reduceat(points, starts[:-1], axis=0)
     hi = np.maximum.reduceat(points, starts[:-1], axis=0)
     c = 0.5 * (lo + hi)
     run = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
-    far = np.linalg.norm(points - c[run], axis=1) + radii
-    return c, np.maximum.reduceat(far, starts[:-1]) + _SLACK
+    X = points - c[run]
+    reach = np.maximum.reduceat(np.linalg.norm(X, axis=1) + radii, starts[:-1]) + _SLACK
+    axes = np.linalg.eigh(np.add.reduceat(X[:, :, None] * X[:, None, :], starts[:-1], axis=0))[1].transpose(0, 2, 1)
+    along = np.abs(np.einsum("nj,nij->ni", X, axes[run]))
+    extents = np.maximum.reduceat(along, starts[:-1], axis=0) + np.maximum.reduceat(radii, starts[:-1])[:, None] + _SLACK
+    return np.c_[c, reach, starts[:-1], np.diff(starts), axes.reshape(-1, 9), extents]
 
 
 def link_tree(triangles: np.ndarray, centres: np.ndarray, radii: np.ndarray,
@@ -133,14 +135,13 @@ def link_tree(triangles: np.ndarray, centres: np.ndarray, radii: np.ndarray,
     r = np.maximum.reduceat(np.linalg.norm(V - c[run], axis=1), 3 * starts[:-1]) + _SLACK
     # each leaf under the cover sphere it lies deepest in
     owner = np.argmin(np.linalg.norm(c[:, None] - centres[None], axis=2) - radii[None], axis=1)
-    rows = [np.c_[c, r, np.zeros((len(c), 2))]]
+    rows = [np.c_[c, r]]
     size = leaf_size
     for _ in range(2):  # clusters, then groups: the level below sorted by (owner, cell)
         size *= GROWTH
         order, starts = _groups(np.c_[owner, np.floor(rows[-1][:, :3] / size).astype(np.int64)])
         rows[-1], owner = rows[-1][order], owner[order]
-        pc, pr = _spheres_around(rows[-1][:, :3], rows[-1][:, 3], starts)
-        rows.append(np.c_[pc, pr, starts[:-1], np.diff(starts)])
+        rows.append(_nodes_around(rows[-1][:, :3], rows[-1][:, 3], starts))
         owner = owner[starts[:-1]]
     leaves, clusters, groups = rows
     return groups, clusters, leaves, owner
@@ -150,20 +151,20 @@ def surface_tree(link_of: np.ndarray, centres: np.ndarray, radii: np.ndarray,
                  triangles: dict[int, np.ndarray], leaf_size: float) -> SurfaceTree:
     """The tree of every link index in `triangles` (its mesh triangles in the link frame)
     under the cover (link_of, centres, radii); other links' spheres get none. Nodes: all
-    groups, then all clusters, then all leaves."""
+    groups, then all clusters."""
     roots = np.zeros((len(radii), 2), dtype=np.int64)
     parts = []
     for k, tri in triangles.items():
         mine = np.flatnonzero(link_of == k)
         parts.append((mine, *link_tree(tri, centres[mine], radii[mine], leaf_size)))
-    g_at = 0
+    g_at, l_at = 0, 0
     c_at = sum(len(p[1]) for p in parts)
-    l_at = c_at + sum(len(p[2]) for p in parts)
     for mine, groups, clusters, leaves, owner in parts:
         groups[:, 4] += c_at
         clusters[:, 4] += l_at
         counts = np.bincount(owner, minlength=len(mine))
         roots[mine] = np.c_[g_at + np.cumsum(counts) - counts, counts]
         g_at, c_at, l_at = g_at + len(groups), c_at + len(clusters), l_at + len(leaves)
-    nodes = np.concatenate([p[i] for i in (1, 2, 3) for p in parts]) if parts else np.zeros((0, NODE_ROW))
-    return SurfaceTree(roots, nodes)
+    if not parts:
+        return empty_tree(len(radii))
+    return SurfaceTree(roots, np.concatenate([p[i] for i in (1, 2) for p in parts]), np.concatenate([p[3] for p in parts]))

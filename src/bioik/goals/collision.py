@@ -27,8 +27,11 @@ On links made of meshes the cover spheres overshoot by centimetres, so there a s
 only a bound: where it is nearer an obstacle than its tree's reach, the scene row charges
 the small spheres of the link's surface beneath it instead (`bioik.collision.surface`:
 groups, clusters, leaves; a node farther than margin + reach from the scene is skipped
-with everything below it, and so is every obstacle that far from the sphere; a node whose
-centre is itself within the margin of an obstacle is charged as one sphere), each leaf as pen = max(0, m + ρ_leaf − d(c_leaf)). The cost is
+with everything below it, and so is every obstacle that far from the sphere; so is a node
+whose box keeps the margin from every primitive by the tangent plane of its field at the
+centre, which is what lets a flat face lie millimetres from a table without reading its
+leaves; a node whose centre is itself within the margin of an obstacle is charged as one
+sphere), each leaf as pen = max(0, m + ρ_leaf − d(c_leaf)). The cost is
 continuous where a sphere switches (every leaf is clear there) and zero exactly when
 every leaf keeps the margin.
 
@@ -48,7 +51,7 @@ from numba import njit
 from bioik.collision.acm import allowed_collisions
 from bioik.collision.sphere_pairs import sphere_pairs
 from bioik.collision.spheres import SphereModel
-from bioik.collision.surface import NODE_ROW
+from bioik.collision.surface import LEAF_ROW, NODE_ROW
 from bioik.errors import GoalError, GoalTypeError
 from bioik.goals.base import N_PARAMS, Goal, finite_number
 from bioik.goals.kernels import AUX, goal_output
@@ -58,19 +61,21 @@ from bioik.goals.spheres import (IMMOVABLE, SPHERE_ROW, add_row, contact_masks, 
 from bioik.kinematics.frames import JIT, qrot
 from bioik.kinematics.ops import at
 from bioik.scene.scene import Scene
-from bioik.scene.sdf import near_obstacles, scene_distance
+from bioik.scene.sdf import GRID, H_COUNT, HEADER, MASK_BITS, R_CENTRE, R_KIND, R_RADIUS, REC, near_obstacles, obstacle_sdf, scene_distance
 
 COLLISION = 13
 
 #: Data block: header (spheres S, pairs P, start of the scene blob or −1, start of the
-#: world-centre scratch, covered links L, link pairs G, start of the surface trees), S
+#: world-centre scratch, covered links L, link pairs G, start of the surface trees, start
+#: of their leaves), S
 #: sphere rows (`bioik.goals.spheres`), L bounding-sphere rows (one per covered link, the
 #: same form), P pair rows (sphere i, sphere j, slack) grouped by link pair, G link-pair
 #: rows (bound a, bound b, first pair, pair count), (S + L) × 3 world centres (scratch the
 #: kernel fills: each solve owns its problem copy), S tree rows (first group node, group
-#: count — 0: no tree —, the tree's reach from the sphere centre), the tree's node rows
-#: (`bioik.collision.surface`, child indices from the first node), then the packed scene.
-HEAD, PAIR_ROW, GROUP_ROW, TREE_ROW = 7, 3, 4, 3
+#: count — 0: no tree —, the tree's reach from the sphere centre), the trees' node rows and
+#: leaf rows (`bioik.collision.surface`; a node's children counted from the first node, or
+#: from the first leaf), then the packed scene.
+HEAD, PAIR_ROW, GROUP_ROW, TREE_ROW = 8, 3, 4, 3
 
 
 @njit(inline="always", **JIT)
@@ -119,16 +124,48 @@ def _node(aux, f, n):
 
 @njit(inline="always", **JIT)
 def _query(scene, aux, n, f, margin, mask):
-    """The node at aux[n]: its reach plus the margin, the scene's distance at its centre
-    (the reach when nothing is nearer) with the gradient there, and its offset u."""
+    """The node or leaf at aux[n]: its reach plus the margin, the scene's distance at its
+    centre (the reach when nothing is nearer) with the gradient there, its offset u and
+    its world centre."""
     ux, uy, uz, x, y, z = _node(aux, f, n)
     reach = margin + at(aux, n + 3)
     d, nx, ny, nz = scene_distance(scene, x, y, z, reach, mask)
-    return reach, d, nx, ny, nz, ux, uy, uz
+    return reach, d, nx, ny, nz, ux, uy, uz, x, y, z
 
 
 @njit(**JIT)
-def surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, Jr, with_jac):
+def _box_clear(scene, aux, n, f, x, y, z, margin, mask):
+    """True when the box of the node at aux[n] (centre (x, y, z) in the world, axes and half
+    extents in its link's frame, f the link's frame row) keeps the margin from every
+    obstacle `mask` leaves. A primitive's field is convex, so over the box it is at least
+    its tangent plane at the centre, d(c) − Σ|∇d·a_i|·e_i; a grid's is at least d(c) − reach."""
+    reach = at(aux, n + 3)
+    for k in range(int(scene[H_COUNT])):
+        if k < MASK_BITS and (mask >> k) & 1:
+            continue
+        rec = HEADER + k * REC
+        cx = x - at(scene, rec + R_CENTRE)
+        cy = y - at(scene, rec + R_CENTRE + 1)
+        cz = z - at(scene, rec + R_CENTRE + 2)
+        far = margin + reach + at(scene, rec + R_RADIUS)
+        if cx * cx + cy * cy + cz * cz >= far * far:
+            continue
+        d, gx, gy, gz = obstacle_sdf(scene, rec, x, y, z)
+        low = d - reach
+        if at(scene, rec + R_KIND) != GRID:
+            lx, ly, lz = qrot(f[3], -f[4], -f[5], -f[6], gx, gy, gz)  # the gradient in the link frame
+            plane = d
+            for i in range(3):
+                a = n + 6 + 3 * i
+                plane -= abs(lx * at(aux, a) + ly * at(aux, a + 1) + lz * at(aux, a + 2)) * at(aux, n + 15 + i)
+            low = max(low, plane)
+        if low < margin:
+            return False
+    return True
+
+
+@njit(**JIT)
+def surface_depth(scene, aux, i, tree, nodes, leaves, margin, frames, J, o, cx, cy, cz, Jr, with_jac):
     """Σ pen² over the leaves beneath the sphere of row aux[i] (tree row aux[tree]; see the
     module docstring), with Jr[0] += pen·∂pen/∂q per leaf. A node whose centre is itself
     within the margin of an obstacle is charged as one sphere instead: deep in an
@@ -161,7 +198,7 @@ def surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, 
                 continue
             l0 = int(at(aux, cn + 4))
             for leaf in range(l0, l0 + int(at(aux, cn + 5))):
-                reach, d, nx, ny, nz, ux, uy, uz = _query(scene, aux, nodes + NODE_ROW * leaf, f, margin, mask)
+                reach, d, nx, ny, nz, ux, uy, uz, _, _, _ = _query(scene, aux, leaves + LEAF_ROW * leaf, f, margin, mask)
                 if d < reach:
                     C += _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac)
     return C
@@ -169,14 +206,15 @@ def surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, 
 
 @njit(inline="always", **JIT)
 def _visit(scene, aux, n, f, margin, mask, J, o, Jr, with_jac):
-    """A group or cluster: (its cost, whether to read its children). Clear: (0, no);
-    centre within the margin of an obstacle: charged as one sphere, (pen², no); else (0, yes)."""
-    reach, d, nx, ny, nz, ux, uy, uz = _query(scene, aux, n, f, margin, mask)
+    """A group or cluster: (its cost, whether to read its children). Clear by its sphere or
+    by its box: (0, no); centre within the margin of an obstacle: charged as one sphere,
+    (pen², no); else (0, yes)."""
+    reach, d, nx, ny, nz, ux, uy, uz, x, y, z = _query(scene, aux, n, f, margin, mask)
     if d >= reach:
         return 0.0, False
     if d < margin:
         return _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac), False
-    return 0.0, True
+    return 0.0, not _box_clear(scene, aux, n, f, x, y, z, margin, mask)
 
 
 @njit(inline="always", **JIT)
@@ -193,8 +231,8 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
     margin, eps = gf[g, 0], gf[g, 1]
     b = gi[g, AUX]
     S, P, scene_at, world_at = int(aux[b]), int(aux[b + 1]), int(aux[b + 2]), int(aux[b + 3])
-    L, G, tree_at = int(aux[b + 4]), int(aux[b + 5]), int(aux[b + 6])
-    rows, world, trees = b + HEAD, b + world_at, b + tree_at
+    L, G, tree_at, leaves_at = int(aux[b + 4]), int(aux[b + 5]), int(aux[b + 6]), int(aux[b + 7])
+    rows, world, trees, leaves = b + HEAD, b + world_at, b + tree_at, b + leaves_at
     nodes = trees + TREE_ROW * S
     bounds = rows + SPHERE_ROW * S
     pairs = bounds + SPHERE_ROW * L
@@ -209,7 +247,7 @@ def collision_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scr
         if scene_at >= 0:
             tree = trees + TREE_ROW * s
             if at(aux, tree + 1) > 0.0:
-                C += surface_depth(scene, aux, i, tree, nodes, margin, frames, J, o, cx, cy, cz, Jr, with_jac)
+                C += surface_depth(scene, aux, i, tree, nodes, leaves, margin, frames, J, o, cx, cy, cz, Jr, with_jac)
             else:
                 C += scene_depth(scene, aux, i, margin + at(aux, i + 4), J, o, ux, uy, uz, cx, cy, cz, Jr, 0, with_jac)
     finish_row(C, eps, r, Jr, 0, with_jac)
@@ -367,16 +405,19 @@ class CollisionAvoidanceGoal(Goal):
         tree_at = world_at + 3 * (S + L)
         trees = _tree_rows(model, order)
         nodes = model.surface.nodes if model.surface is not None else np.zeros((0, NODE_ROW))
-        scene_at = tree_at + trees.size + nodes.size
+        leaves = model.surface.leaves if model.surface is not None else np.zeros((0, LEAF_ROW))
+        leaves_at = tree_at + trees.size + nodes.size
+        scene_at = leaves_at + leaves.size
         out = np.zeros(scene_at + len(blob))
-        out[:HEAD] = (S, P, scene_at if self.scene is not None else -1, world_at, L, G, tree_at)
+        out[:HEAD] = (S, P, scene_at if self.scene is not None else -1, world_at, L, G, tree_at, leaves_at)
         links = model.link_of[order]
         out[HEAD:bounds_at] = sphere_rows(model, order, links, masks[links]).ravel()
         out[bounds_at:pairs_at] = _bounding_rows(model).ravel()
         out[pairs_at:groups_at] = np.c_[index, slack].ravel()
         out[groups_at:world_at] = np.c_[groups, first, count].ravel()
         out[tree_at : tree_at + trees.size] = trees.ravel()
-        out[tree_at + trees.size : scene_at] = nodes.ravel()
+        out[tree_at + trees.size : leaves_at] = nodes.ravel()
+        out[leaves_at:scene_at] = leaves.ravel()
         out[scene_at:] = blob
         return out
 
