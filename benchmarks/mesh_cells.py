@@ -18,7 +18,7 @@ for the targets whose witness clears everything by ≥ 5 mm, the median time of 
 ones, and the covers' overshoot per link (median / max, mm).
 
     pip install -e ".[test]"
-    PYTHONPATH=src python benchmarks/mesh_cells.py [--targets 100] [--robots panda ur5 ...] [--scenes shelf table]
+    PYTHONPATH=src python benchmarks/mesh_cells.py [--targets 100] [--robots panda ur5 ...] [--scenes shelf table] [--leaf-size 0.004]
 """
 
 from __future__ import annotations
@@ -110,14 +110,17 @@ def witnesses(robot, checker, tip: str, lo, hi, n: int, rng, tries: int):
     return out
 
 
-def run(robot, scene, targets, rng, solver: str | None):
+def run(robot, scene, targets, rng, solver: str | None, leaf_size: float | None = None):
     """Per target: the time to a checked success (inf if none); and the false successes."""
+    from bioik.collision.spheres import sphere_model
+
     checker = bioik.CollisionChecker(robot, scene)
     tip = robot.tips[0]
+    extra = [] if leaf_size is None else [bioik.CollisionAvoidanceGoal(scene, spheres=sphere_model(robot, leaf_size=leaf_size))]
     times, false = [], 0
     for k, (T, _) in enumerate(targets):
         t0 = time.perf_counter()
-        res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=robot.random_configuration(rng), scene=scene,
+        res = bioik.solve(robot, [bioik.PoseGoal(tip, T), *extra], seed=robot.random_configuration(rng), scene=scene,
                           timeout=LIMITS[-1], random_seed=k, solver=solver)
         elapsed = time.perf_counter() - t0
         if res.success and not checker.is_free(res.q):
@@ -139,6 +142,7 @@ def main() -> None:
     ap.add_argument("--scenes", nargs="*", default=["shelf", "table"])
     ap.add_argument("--solver", default=None, help="a solver name (default: bioik.solve's own choice)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--leaf-size", type=float, default=None, help="the surface tree's leaf cell (m; default: sphere_model's)")
     args = ap.parse_args()
     root = robots_folder()
     if root is None:
@@ -162,7 +166,7 @@ def main() -> None:
             scene, lo, hi = shelf(R) if kind == "shelf" else table(R, rng)
             checker = bioik.CollisionChecker(robot, scene)
             targets = witnesses(robot, checker, robot.tips[0], lo, hi, args.targets, rng, tries=400 * args.targets)
-            times, false = run(robot, scene, targets, rng, args.solver)
+            times, false = run(robot, scene, targets, rng, args.solver, args.leaf_size)
             clear = np.array([c >= 0.005 for _, c in targets], dtype=bool)
             solved = times[np.isfinite(times)]
             median = f"{1000 * statistics.median(solved):.2f}" if len(solved) else "–"

@@ -53,9 +53,11 @@ def test_every_surface_point_is_in_a_leaf_and_every_node_holds_its_children(mesh
         for g, c, leaf in _leaf_chains(tree, s):
             assert np.linalg.norm(Lv[leaf, :3] - N[c, :3]) + Lv[leaf, 3] <= N[c, 3]
             assert np.linalg.norm(N[c, :3] - N[g, :3]) + N[c, 3] <= N[g, 3]
-            for node, held in ((c, Lv[leaf]), (g, Lv[leaf])):  # each node's box holds the leaf sphere
+            B, f = Lv[leaf, 4:13].reshape(3, 3), Lv[leaf, 13:16]
+            corners = Lv[leaf, :3] + np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)]) * f @ B
+            for node in (c, g):  # each node's box holds the leaf's box
                 axes, e = N[node, 6:15].reshape(3, 3), N[node, 15:18]
-                assert np.all(np.abs(axes @ (held[:3] - N[node, :3])) + held[3] <= e + 1e-12)
+                assert np.all(np.abs((corners - N[node, :3]) @ axes.T) <= e + 1e-12)
             leaves.append(leaf)
     assert sorted(leaves) == list(range(len(Lv)))  # each leaf under exactly one sphere
     tri = link_triangles(link_pieces(meshbot.model.link("arm")))
@@ -66,6 +68,12 @@ def test_every_surface_point_is_in_a_leaf_and_every_node_holds_its_children(mesh
     for i in range(0, len(C), 2000):
         worst = np.minimum(worst, (np.linalg.norm(pts[:, None] - C[None, i : i + 2000], axis=2) - R[None, i : i + 2000]).min(axis=1))
     assert worst.max() <= 1e-12
+    # and in a leaf's box: the bound the costs use against primitives
+    in_box = np.zeros(len(pts), dtype=bool)
+    for c, r, axes, e in zip(C, R, Lv[:, 4:13].reshape(-1, 3, 3), Lv[:, 13:16]):
+        near = ~in_box & (np.linalg.norm(pts - c, axis=1) <= r + 1e-12)
+        in_box[near] = np.all(np.abs((pts[near] - c) @ axes.T) <= e + 1e-12, axis=1)
+    assert in_box.all()
     assert 0.0015 < np.median(R) < 0.004 and R.max() < 0.0056  # 4 mm cells
 
 

@@ -55,7 +55,7 @@ from bioik.model.robot_model import RobotModel
 #: Default sideways overshoot bound (m) and sphere budget per link.
 DEFAULT_TOLERANCE = 0.015
 DEFAULT_MAX_SPHERES = 10
-_VERSION = 3
+_VERSION = 4
 _SLACK = 1e-9  # radii are rounded up by this (floating point)
 
 
@@ -127,11 +127,12 @@ def sphere_model(robot: Robot | RobotModel, *, tolerance: float = DEFAULT_TOLERA
     extra = "" if not own else "-" + hashlib.sha256(repr(key[3]).encode()).hexdigest()[:12]
     disk_key = f"{key[0]}-{tolerance:.6g}-{max_spheres}{extra}-{leaf_size:.6g}-v{_VERSION}"
     stored = _cache.load_arrays("spheres", disk_key)
-    if stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes", "leaves"}:
+    if (stored is not None and set(stored) == {"links", "link_of", "centres", "radii", "roots", "nodes", "leaves"}
+            and stored["nodes"].shape[1:] == (NODE_ROW,) and stored["leaves"].shape[1:] == (LEAF_ROW,)):
         out = SphereModel(tuple(str(x) for x in stored["links"]), stored["link_of"].astype(np.int64).reshape(-1),
                           stored["centres"].astype(float).reshape(-1, 3), stored["radii"].astype(float).reshape(-1),
-                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float).reshape(-1, NODE_ROW),
-                                      stored["leaves"].astype(float).reshape(-1, LEAF_ROW)))
+                          SurfaceTree(stored["roots"].astype(np.int64).reshape(-1, 2), stored["nodes"].astype(float),
+                                      stored["leaves"].astype(float)))
     else:
         out = _build(model, tolerance, max_spheres, own, leaf_size)
         _cache.store_arrays("spheres", disk_key, {"links": np.array(out.links, dtype=str), "link_of": out.link_of,

@@ -1,25 +1,28 @@
-"""Small spheres over the surface of mesh links: what the scene cost reads near contact.
+"""Small boxes over the surface of mesh links: what the scene cost reads near contact.
 
 A link's sphere cover (`bioik.collision.spheres`) has a few spheres per link, so on a real
 mesh link it reaches centimetres past the surface, and an obstacle that far away already
 blocks the search. Beneath each cover sphere of a link made of meshes this module hangs a
-three-level tree of much smaller spheres, every one of them conservative:
+three-level tree, every part of it conservative:
 
 * leaves: the link's triangles are bisected on their longest edge until no edge is longer
   than `leaf_size`, then grouped by the cubic cell (edge `leaf_size`) their centroid falls
-  in; a leaf is the sphere around its group's vertices (centre: their box's centre, radius:
-  the farthest vertex), so it holds its triangles whole. Every point of the surface lies in
-  a leaf. With the default 4 mm cells the radii on the corpus arms (panda, ur10) have a
-  median of 3.4 mm and a maximum of 5.4 mm: that is how far the costs can overstate contact.
+  in; a leaf is the box around its group's vertices along their principal axes (and the
+  sphere around that box), so it holds its triangles whole. Every point of the surface
+  lies in a leaf. A leaf on a flat or gently curved part is a thin plate: its box reaches
+  a fraction of a millimetre past the surface; its sphere (default 4 mm cells: radii of
+  3.4 mm median, 5.4 mm at most on the corpus arms) serves against mesh obstacles.
 * clusters and groups: the leaves of one cover sphere (each leaf goes to the sphere whose
-  boundary is farthest outside it) gathered by cells 4× and 16× larger; a node's reach is
-  the largest distance from its centre to the far side of anything below it.
+  boundary is farthest outside it) gathered by cells 4× and 16× larger, each with the
+  reach of everything below it and a box holding it.
 
-The scene cost skips a node whose centre is at least margin + reach from every obstacle
-(then so is everything below it) and charges each remaining leaf as a sphere: the cost is
-zero exactly when every leaf keeps the margin, which proves the whole surface does. Links
-with primitive pieces (boxes, cylinders, spheres) keep their cover spheres alone: those
-covers are tight already.
+Against a primitive obstacle (box, sphere, cylinder, capsule: convex) the field over a box
+is at least its tangent plane at the box centre, d(c) − Σ|∇d·a_i|·e_i; against a mesh
+obstacle's grid it is at least d(c) − reach. The scene cost skips a node whose bound keeps
+the margin and charges each remaining leaf by how far its bound falls short: the cost is
+zero exactly when every leaf's bound keeps the margin, which proves the whole surface
+does. Links with primitive pieces (boxes, cylinders, spheres) keep their cover spheres
+alone: those covers are tight already.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ GROWTH = 4
 #: Floats of a node row (a group or a cluster): centre in the link frame (3), reach, first
 #: child, child count, three box axes (unit, rows of a 3×3) and the box's half extents (3).
 NODE_ROW = 18
-#: Floats of a leaf row: centre in the link frame (3), radius.
-LEAF_ROW = 4
+#: Floats of a leaf row: centre in the link frame (3), reach, box axes (9), half extents (3).
+LEAF_ROW = 16
 _SLACK = 1e-9
 
 
@@ -50,7 +53,7 @@ class SurfaceTree:
     nodes (N, NODE_ROW): groups, then clusters, each row a centre in the link frame, the
     reach of everything below it, its first child row and child count (a group's children
     are clusters, a cluster's leaves; children are contiguous) and a box around everything
-    below it (axes and half extents); leaves (K, LEAF_ROW): centre and radius.
+    below it (axes and half extents); leaves (K, LEAF_ROW): centre, reach, box.
     """
 
     roots: np.ndarray
@@ -102,11 +105,14 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, starts
 
 
-def _nodes_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per run of rows [starts[i], starts[i+1]) of spheres (points, radii), a node row
-    holding them: centre at their centres' box centre, reach to the farthest far side, and
-    a box along the principal axes of their centres whose half extents reach every sphere
-    (|a·(p − c)| + the largest radius), children = the run."""
+def _nodes_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray,
+                  boxes: np.ndarray | None = None) -> np.ndarray:
+    """Per run of rows [starts[i], starts[i+1]) of parts (centres `points`, each within
+    `radii` of its centre, and optionally in a box: rows of 9 axes and 3 half extents), a
+    node row holding them: centre at the box centre of their centres, reach to the
+    farthest part's far side, and a box along the principal axes of their centres whose
+    half extents reach every part (its own box's support along each axis, or its radius),
+    children = the run."""
     lo = np.minimum.reduceat(points, starts[:-1], axis=0)
     hi = np.maximum.reduceat(points, starts[:-1], axis=0)
     c = 0.5 * (lo + hi)
@@ -114,8 +120,14 @@ def _nodes_around(points: np.ndarray, radii: np.ndarray, starts: np.ndarray) -> 
     X = points - c[run]
     reach = np.maximum.reduceat(np.linalg.norm(X, axis=1) + radii, starts[:-1]) + _SLACK
     axes = np.linalg.eigh(np.add.reduceat(X[:, :, None] * X[:, None, :], starts[:-1], axis=0))[1].transpose(0, 2, 1)
-    along = np.abs(np.einsum("nj,nij->ni", X, axes[run]))
-    extents = np.maximum.reduceat(along, starts[:-1], axis=0) + np.maximum.reduceat(radii, starts[:-1])[:, None] + _SLACK
+    A = axes[run]
+    along = np.abs(np.einsum("nj,nij->ni", X, A))
+    if boxes is None:
+        along += radii[:, None]
+    else:  # support of each part's box along each node axis: Σ_j |a_i·b_j|·e_j
+        B = boxes[:, :9].reshape(-1, 3, 3)
+        along += np.einsum("nij,nj->ni", np.abs(np.einsum("nik,njk->nij", A, B)), boxes[:, 9:])
+    extents = np.maximum.reduceat(along, starts[:-1], axis=0) + _SLACK
     return np.c_[c, reach, starts[:-1], np.diff(starts), axes.reshape(-1, 9), extents]
 
 
@@ -125,23 +137,21 @@ def link_tree(triangles: np.ndarray, centres: np.ndarray, radii: np.ndarray,
     its groups, clusters and leaves (child indices from 0 in the next array), and each
     group's cover sphere (groups come sorted by it)."""
     T = bisect(triangles, leaf_size)
-    # leaves: triangles grouped by the cell of their centroid
+    # leaves: triangles grouped by the cell of their centroid, each group in the box of its vertices
     order, starts = _groups(np.floor(T.mean(axis=1) / leaf_size).astype(np.int64))
     V = T[order].reshape(-1, 3)
-    lo = np.minimum.reduceat(V, 3 * starts[:-1], axis=0)
-    hi = np.maximum.reduceat(V, 3 * starts[:-1], axis=0)
-    c = 0.5 * (lo + hi)
-    run = np.repeat(np.arange(len(starts) - 1), 3 * np.diff(starts))
-    r = np.maximum.reduceat(np.linalg.norm(V - c[run], axis=1), 3 * starts[:-1]) + _SLACK
+    boxes = _nodes_around(V, np.zeros(len(V)), 3 * starts)
+    c, r = boxes[:, :3], boxes[:, 3]
     # each leaf under the cover sphere it lies deepest in
     owner = np.argmin(np.linalg.norm(c[:, None] - centres[None], axis=2) - radii[None], axis=1)
-    rows = [np.c_[c, r]]
+    rows = [np.c_[c, r, boxes[:, 6:]]]
     size = leaf_size
     for _ in range(2):  # clusters, then groups: the level below sorted by (owner, cell)
         size *= GROWTH
         order, starts = _groups(np.c_[owner, np.floor(rows[-1][:, :3] / size).astype(np.int64)])
         rows[-1], owner = rows[-1][order], owner[order]
-        rows.append(_nodes_around(rows[-1][:, :3], rows[-1][:, 3], starts))
+        below = rows[-1]
+        rows.append(_nodes_around(below[:, :3], below[:, 3], starts, below[:, -12:]))
         owner = owner[starts[:-1]]
     leaves, clusters, groups = rows
     return groups, clusters, leaves, owner

@@ -25,15 +25,16 @@ scene then checks the answer exactly (`bioik.collision.CollisionChecker`).
 
 On links made of meshes the cover spheres overshoot by centimetres, so there a sphere is
 only a bound: where it is nearer an obstacle than its tree's reach, the scene row charges
-the small spheres of the link's surface beneath it instead (`bioik.collision.surface`:
-groups, clusters, leaves; a node farther than margin + reach from the scene is skipped
-with everything below it, and so is every obstacle that far from the sphere; so is a node
-whose box keeps the margin from every primitive by the tangent plane of its field at the
-centre, which is what lets a flat face lie millimetres from a table without reading its
-leaves; a node whose centre is itself within the margin of an obstacle is charged as one
-sphere), each leaf as pen = max(0, m + ρ_leaf − d(c_leaf)). The cost is
-continuous where a sphere switches (every leaf is clear there) and zero exactly when
-every leaf keeps the margin.
+the small boxes of the link's surface beneath it instead (`bioik.collision.surface`:
+groups, clusters, leaves). Every obstacle farther than that reach from the sphere is left
+out below it. A node whose box keeps the margin by the lower bound of each obstacle's field
+over it (a primitive's tangent plane at the centre, d(c) − Σ|∇d·a_i|·e_i; a grid's
+d(c) − reach) is skipped with everything below it, which is what lets a flat face lie
+millimetres from a table without reading its leaves; a node whose centre is itself within
+the margin of an obstacle is charged as one sphere; each remaining leaf whose bound b falls
+short costs (m − b)². The cost is zero exactly when every leaf's bound keeps the margin,
+which proves the whole surface does; it is continuous where a sphere switches to its tree
+(every leaf is clear there). A leaf's Jacobian follows its centre along the gradient.
 
 Derivatives: a sphere centre c = p + R·c_l moves with its link as ∂c/∂p = I,
 ∂c/∂ω = −[c − p]×, and ∂pen/∂c = −n (n the distance gradient at c, or the unit vector
@@ -61,7 +62,7 @@ from bioik.goals.spheres import (IMMOVABLE, SPHERE_ROW, add_row, contact_masks, 
 from bioik.kinematics.frames import JIT, qrot
 from bioik.kinematics.ops import at
 from bioik.scene.scene import Scene
-from bioik.scene.sdf import GRID, H_COUNT, HEADER, MASK_BITS, R_CENTRE, R_KIND, R_RADIUS, REC, near_obstacles, obstacle_sdf, scene_distance
+from bioik.scene.sdf import GRID, H_COUNT, HEADER, MASK_BITS, R_CENTRE, R_KIND, R_RADIUS, REC, near_obstacles, obstacle_sdf
 
 COLLISION = 13
 
@@ -123,23 +124,18 @@ def _node(aux, f, n):
 
 
 @njit(inline="always", **JIT)
-def _query(scene, aux, n, f, margin, mask):
-    """The node or leaf at aux[n]: its reach plus the margin, the scene's distance at its
-    centre (the reach when nothing is nearer) with the gradient there, its offset u and
-    its world centre."""
+def _bounds(scene, aux, n, box, f, margin, mask):
+    """The node or leaf at aux[n] (centre, reach) with its box at aux[box] (9 axes, 3 half
+    extents, in the link's frame; f the link's frame row), against every obstacle `mask`
+    leaves: the lowest bound of the field over its box (a primitive's tangent plane at the
+    centre, d(c) − Σ|∇d·a_i|·e_i, or for a grid d(c) − reach) with that obstacle's gradient
+    at the centre, the smallest distance at the centre with its gradient, the reach and the
+    offset u of the centre from the link origin. Obstacles farther than margin + reach
+    are passed over (bounds of +inf when all are)."""
     ux, uy, uz, x, y, z = _node(aux, f, n)
-    reach = margin + at(aux, n + 3)
-    d, nx, ny, nz = scene_distance(scene, x, y, z, reach, mask)
-    return reach, d, nx, ny, nz, ux, uy, uz, x, y, z
-
-
-@njit(**JIT)
-def _box_clear(scene, aux, n, f, x, y, z, margin, mask):
-    """True when the box of the node at aux[n] (centre (x, y, z) in the world, axes and half
-    extents in its link's frame, f the link's frame row) keeps the margin from every
-    obstacle `mask` leaves. A primitive's field is convex, so over the box it is at least
-    its tangent plane at the centre, d(c) − Σ|∇d·a_i|·e_i; a grid's is at least d(c) − reach."""
     reach = at(aux, n + 3)
+    low, lx, ly, lz = np.inf, 0.0, 0.0, 0.0
+    near, nx, ny, nz = np.inf, 0.0, 0.0, 0.0
     for k in range(int(scene[H_COUNT])):
         if k < MASK_BITS and (mask >> k) & 1:
             continue
@@ -151,25 +147,28 @@ def _box_clear(scene, aux, n, f, x, y, z, margin, mask):
         if cx * cx + cy * cy + cz * cz >= far * far:
             continue
         d, gx, gy, gz = obstacle_sdf(scene, rec, x, y, z)
-        low = d - reach
-        if at(scene, rec + R_KIND) != GRID:
-            lx, ly, lz = qrot(f[3], -f[4], -f[5], -f[6], gx, gy, gz)  # the gradient in the link frame
+        bound = d - reach
+        if at(scene, rec + R_KIND) != GRID:  # a convex field: at least its tangent plane
+            tx, ty, tz = qrot(f[3], -f[4], -f[5], -f[6], gx, gy, gz)  # the gradient in the link frame
             plane = d
             for i in range(3):
-                a = n + 6 + 3 * i
-                plane -= abs(lx * at(aux, a) + ly * at(aux, a + 1) + lz * at(aux, a + 2)) * at(aux, n + 15 + i)
-            low = max(low, plane)
-        if low < margin:
-            return False
-    return True
+                a = box + 3 * i
+                plane -= abs(tx * at(aux, a) + ty * at(aux, a + 1) + tz * at(aux, a + 2)) * at(aux, box + 9 + i)
+            bound = max(bound, plane)
+        if bound < low:
+            low, lx, ly, lz = bound, gx, gy, gz
+        if d < near:
+            near, nx, ny, nz = d, gx, gy, gz
+    return low, lx, ly, lz, near, nx, ny, nz, reach, ux, uy, uz
 
 
 @njit(**JIT)
 def surface_depth(scene, aux, i, tree, nodes, leaves, margin, frames, J, o, cx, cy, cz, Jr, with_jac):
     """Σ pen² over the leaves beneath the sphere of row aux[i] (tree row aux[tree]; see the
-    module docstring), with Jr[0] += pen·∂pen/∂q per leaf. A node whose centre is itself
-    within the margin of an obstacle is charged as one sphere instead: deep in an
-    obstacle, its own depth steers as well as its leaves' and costs one query."""
+    module docstring): a leaf whose bound falls pen short of the margin costs pen², with
+    Jr[0] += pen·∂pen/∂q. A node whose centre is itself within the margin of an obstacle
+    is charged as one sphere instead: deep in an obstacle, its own depth steers as well as
+    its leaves' and costs one query."""
     mask = np.int64(at(aux, i + 5))
     if mask == IMMOVABLE:
         return 0.0
@@ -198,23 +197,24 @@ def surface_depth(scene, aux, i, tree, nodes, leaves, margin, frames, J, o, cx, 
                 continue
             l0 = int(at(aux, cn + 4))
             for leaf in range(l0, l0 + int(at(aux, cn + 5))):
-                reach, d, nx, ny, nz, ux, uy, uz, _, _, _ = _query(scene, aux, leaves + LEAF_ROW * leaf, f, margin, mask)
-                if d < reach:
-                    C += _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac)
+                ln = leaves + LEAF_ROW * leaf
+                low, lx, ly, lz, _, _, _, _, _, ux, uy, uz = _bounds(scene, aux, ln, ln + 4, f, margin, mask)
+                if low < margin:
+                    C += _charge(margin - low, J, o, lx, ly, lz, ux, uy, uz, Jr, with_jac)
     return C
 
 
 @njit(inline="always", **JIT)
 def _visit(scene, aux, n, f, margin, mask, J, o, Jr, with_jac):
-    """A group or cluster: (its cost, whether to read its children). Clear by its sphere or
-    by its box: (0, no); centre within the margin of an obstacle: charged as one sphere,
-    (pen², no); else (0, yes)."""
-    reach, d, nx, ny, nz, ux, uy, uz, x, y, z = _query(scene, aux, n, f, margin, mask)
-    if d >= reach:
+    """A group or cluster: (its cost, whether to read its children). Its box's bound keeps
+    the margin: (0, no); its centre within the margin of an obstacle: charged as one
+    sphere, (pen², no); else (0, yes)."""
+    low, _, _, _, near, nx, ny, nz, reach, ux, uy, uz = _bounds(scene, aux, n, n + 6, f, margin, mask)
+    if low >= margin:
         return 0.0, False
-    if d < margin:
-        return _charge(reach - d, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac), False
-    return 0.0, not _box_clear(scene, aux, n, f, x, y, z, margin, mask)
+    if near < margin:
+        return _charge(margin + reach - near, J, o, nx, ny, nz, ux, uy, uz, Jr, with_jac), False
+    return 0.0, True
 
 
 @njit(inline="always", **JIT)
