@@ -143,3 +143,23 @@ def test_a_solve_reaches_a_pose_the_cover_alone_cannot(meshbot):
                       max_iterations=2000, random_seed=3)
     assert res.success and checker.is_free(res.q)
     assert np.abs(meshbot.link_pose(res.q, "tip") - T).max() < 1e-3
+
+
+def test_a_cover_cached_in_another_layout_is_built_again(meshbot, tmp_path, monkeypatch):
+    """A cache file whose arrays do not have this version's columns (an older layout) is
+    not read as if they had: the cover is built anew."""
+    from bioik.collision import spheres
+
+    monkeypatch.setenv("BIOIK_CACHE_DIR", str(tmp_path))
+    spheres._memory.clear()
+    built = sphere_model(meshbot)
+    (path,) = (tmp_path / "collision").glob("spheres-*.npz")
+    with np.load(path) as f:
+        arrays = {name: f[name] for name in f.files}
+    arrays["leaves"] = arrays["leaves"][:, :4]  # as a layout with sphere leaves wrote it
+    np.savez(path, **arrays)
+    spheres._memory.clear()
+    again = sphere_model(meshbot)
+    assert again.surface.leaves.shape == built.surface.leaves.shape
+    np.testing.assert_array_equal(again.surface.leaves, built.surface.leaves)
+    spheres._memory.clear()

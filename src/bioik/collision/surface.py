@@ -19,10 +19,11 @@ three-level tree, every part of it conservative:
 Against a primitive obstacle (box, sphere, cylinder, capsule: convex) the field over a box
 is at least its tangent plane at the box centre, d(c) − Σ|∇d·a_i|·e_i; against a mesh
 obstacle's grid it is at least d(c) − reach. The scene cost skips a node whose bound keeps
-the margin and charges each remaining leaf by how far its bound falls short: the cost is
-zero exactly when every leaf's bound keeps the margin, which proves the whole surface
-does. Links with primitive pieces (boxes, cylinders, spheres) keep their cover spheres
-alone: those covers are tight already.
+the margin and charges each remaining leaf by how far its bound falls short: a zero cost
+means every leaf's bound keeps the margin, which proves the whole surface does
+(`bioik.goals.collision` says when a clear surface can still cost something). Links with
+primitive pieces (boxes, cylinders, spheres) keep their cover spheres alone: those covers
+are tight already.
 """
 
 from __future__ import annotations

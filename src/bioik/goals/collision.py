@@ -32,9 +32,12 @@ over it (a primitive's tangent plane at the centre, d(c) − Σ|∇d·a_i|·e_i;
 d(c) − reach) is skipped with everything below it, which is what lets a flat face lie
 millimetres from a table without reading its leaves; a node whose centre is itself within
 the margin of an obstacle is charged as one sphere; each remaining leaf whose bound b falls
-short costs (m − b)². The cost is zero exactly when every leaf's bound keeps the margin,
-which proves the whole surface does; it is continuous where a sphere switches to its tree
-(every leaf is clear there). A leaf's Jacobian follows its centre along the gradient.
+short costs (m − b)². A zero cost proves every leaf's bound keeps the margin, and so the
+whole surface; the converse fails only where a sphere's or node's centre lies off the
+surface within the margin of an obstacle that no leaf reaches (a pocket of a concave link),
+a price paid for charging deep nodes in one query. The cost is continuous where a sphere
+switches to its tree (every leaf is clear there). A leaf's Jacobian follows its centre
+along the gradient.
 
 Derivatives: a sphere centre c = p + R·c_l moves with its link as ∂c/∂p = I,
 ∂c/∂ω = −[c − p]×, and ∂pen/∂c = −n (n the distance gradient at c, or the unit vector
@@ -131,7 +134,8 @@ def _bounds(scene, aux, n, box, f, margin, mask):
     centre, d(c) − Σ|∇d·a_i|·e_i, or for a grid d(c) − reach) with that obstacle's gradient
     at the centre, the smallest distance at the centre with its gradient, the reach and the
     offset u of the centre from the link origin. Obstacles farther than margin + reach
-    are passed over (bounds of +inf when all are)."""
+    are passed over (bounds of +inf when all are); the tangent plane is read only when
+    d(c) − reach falls short of the margin, since a bound that keeps it is never used."""
     ux, uy, uz, x, y, z = _node(aux, f, n)
     reach = at(aux, n + 3)
     low, lx, ly, lz = np.inf, 0.0, 0.0, 0.0
@@ -148,7 +152,7 @@ def _bounds(scene, aux, n, box, f, margin, mask):
             continue
         d, gx, gy, gz = obstacle_sdf(scene, rec, x, y, z)
         bound = d - reach
-        if at(scene, rec + R_KIND) != GRID:  # a convex field: at least its tangent plane
+        if bound < margin and at(scene, rec + R_KIND) != GRID:  # a convex field: at least its tangent plane
             tx, ty, tz = qrot(f[3], -f[4], -f[5], -f[6], gx, gy, gz)  # the gradient in the link frame
             plane = d
             for i in range(3):
