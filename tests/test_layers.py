@@ -5,7 +5,8 @@ modules import each other in a circle.
 Layers, lowest first: errors, `_kernel_cache`, `_cache_dir` and `_compile_progress` (import nothing from bioik) < model <
 kinematics < robots (the bundled catalog and the robot loader) < scene (obstacles and
 their signed distances) < scenes (the bundled benchmark scenarios, built from scene) <
-collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < batch < api) <
+collision (the robot's collision model: spheres, allowed pairs, exact checks) < goals < problem (the compiled problem) < solvers (core < local < evolutionary < scipy < registry < result, batch, workspace < the paths
+and the problem cache < api) <
 track, rollout, decoupling, passage_solver, moveit (and moveit_config) < the `bioik` package itself (the public API, re-exporting the
 layers below) < bench and viewer < cli. A module's layer is that of its subpackage (or of itself, for
 a top-level module); the `bioik/__init__.py` facade has its own layer.
@@ -47,8 +48,9 @@ LAYERS = {
 }
 
 #: Inside bioik.solvers: shared plumbing < the families (a family may build on a lower
-#: one: bio2 on lm's pose attempt, trac on kdl, bio2_lbfgs on bio2) < the registry < the batch
-#: input, result and threads < the API.
+#: one: bio2 on lm's pose attempt, trac on kdl, bio2_lbfgs on bio2) < the registry < the result
+#: and input checks, the batch input, result and threads, the workspaces < the Solver's parts
+#: (the problem cache, the one-call and general paths, the scene's goals) < the API.
 SOLVER_LAYERS = {
     "bioik.solvers.core": 0,
     "bioik.solvers.local": 1,
@@ -56,9 +58,15 @@ SOLVER_LAYERS = {
     "bioik.solvers.neural": 2,
     "bioik.solvers.scipy": 3,
     "bioik.solvers.registry": 4,
+    "bioik.solvers.result": 5,
     "bioik.solvers.batch": 5,
-    "bioik.solvers.api": 6,
-    "bioik.solvers": 7,
+    "bioik.solvers.workspace": 5,
+    "bioik.solvers.prepared": 6,
+    "bioik.solvers.one_call": 6,
+    "bioik.solvers.search": 6,
+    "bioik.solvers.scene_goals": 6,
+    "bioik.solvers.api": 7,
+    "bioik.solvers": 8,
 }
 
 

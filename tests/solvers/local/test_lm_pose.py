@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import bioik
-from bioik.solvers import api
+from bioik.solvers import result
+from bioik.solvers.registry import Family
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +66,14 @@ def test_fast_path_works_on_a_long_chain(solver):
 
 def test_fast_path_is_taken_for_single_pose_goals(ur5, monkeypatch):
     calls = []
-    family = api.SOLVERS["lm"]
+    family = result.SOLVERS["lm"]
     original = family.single_pose
 
     def spy(*args):
         calls.append(1)
         return original(*args)
 
-    monkeypatch.setattr(api, "SOLVERS", {**api.SOLVERS, "lm": api.Family(family.name, family.defaults, family.search, single_pose=spy)})
+    monkeypatch.setattr(result, "SOLVERS", {**result.SOLVERS, "lm": Family(family.name, family.defaults, family.search, single_pose=spy)})
     tip = ur5.tips[0]
     q = ur5.center()
     bioik.solve(ur5, [bioik.PoseGoal(tip, ur5.link_pose(q, tip))], seed=q, solver="lm", acceptance="trac")

@@ -1,0 +1,61 @@
+"""The `scene=` argument of a solve: the collision goal it adds to the goals (unless one for
+that scene is there) and the exact checks (`bioik.collision.guard`) it puts in front of the
+solution callback, so that an answer the sphere costs pass but the exact geometry does not
+is rejected and the search goes on (rejection sampling [E 8.1])."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from bioik.collision.guard import ExactChecks
+from bioik.goals.base import Goal
+from bioik.goals.collision import CollisionAvoidanceGoal
+from bioik.scene import Scene
+from bioik.solvers.registry import Family
+from bioik.solvers.result import check_goals
+
+
+class SceneGoals:
+    """`Solver`'s handling of scenes and collision goals (a mixin: `Solver` holds the
+    attributes named here)."""
+
+    family: Family
+    _exact: ExactChecks
+    _scene_goals: dict[int, CollisionAvoidanceGoal]
+
+    def _collision_free(self, goals: Sequence[Goal], scene: Scene | None, callback):
+        """The goals with a collision goal for `scene` (unless one is there), and the
+        callback with the exact check of every primary collision goal in front of it: an
+        answer the spheres pass but the exact geometry does not is rejected, and the search
+        goes on (rejection sampling [E 8.1])."""
+        check_goals(goals)
+        goals = list(goals)
+        checks = [self._checker(g) for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
+        if scene is not None:
+            if not isinstance(scene, Scene):
+                raise TypeError(f"scene must be a bioik.Scene; got {type(scene).__name__}")
+            if not any(isinstance(g, CollisionAvoidanceGoal) and g.scene is scene for g in goals):
+                goal = self._scene_goals.get(id(scene))
+                if goal is None or goal.scene is not scene:
+                    goal = self._scene_goals[id(scene)] = CollisionAvoidanceGoal(scene)
+                kinds = self.family.kinds
+                if kinds is None or goal.kind in kinds:
+                    goals.append(goal)
+                # a solver without the goal (kdl, trac …) cannot steer clear: it only has the exact
+                # check, i.e. rejection sampling as MoveIt does it [E 8.1]
+                checks.append(self._checker(goal))
+
+        def collision_free(q: np.ndarray):
+            for check in checks:
+                if not check(q):
+                    return False
+            return True if callback is None else callback(q)
+
+        return goals, collision_free
+
+    def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
+        """The exact checker (coal) for a collision goal's settings; a scene that a fixed link
+        is in is refused with a `SceneError` (`bioik.collision.guard`)."""
+        return self._exact.checker(goal.scene, goal.margin, goal.allowed, goal.self_collision)

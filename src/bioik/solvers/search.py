@@ -1,0 +1,144 @@
+"""The general path: any goal set searched by the solver family's compiled search, with
+rejection sampling when a callback rejects an answer [E 8.1] and the acceptance test on
+exact FK at the end; and loading that search (compiled on first use) before a clock starts."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from bioik._compile_progress import compile_notice
+from bioik._kernel_cache import process_lock
+from bioik.goals.acceptance import MODES
+from bioik.kinematics.limits import clip_into, wrap_near
+from bioik.kinematics.robot import Robot
+from bioik.problem import Problem
+from bioik.solvers.registry import SOLVERS, Family
+from bioik.solvers.result import Result, verdict
+
+
+class GeneralPath:
+    """`Solver`'s general path (a mixin: `Solver` holds the attributes named here)."""
+
+    robot: Robot
+    family: Family
+    settings: np.ndarray
+    acceptance: str
+    _python_name: str
+    _prepare_lock: threading.Lock
+    network: Any  # a neural solver's trained network (None for the others)
+    _network_flat: np.ndarray
+
+    def _with_network(self, family: Family, settings: np.ndarray) -> np.ndarray:
+        """The settings of `family` followed by this solver's network if the family runs it."""
+        if family is self.family and self.network is not None:
+            return np.concatenate([settings, self._network_flat])
+        return settings
+
+    def _run_for(self, problem: Problem) -> tuple[Family, np.ndarray]:
+        """The family (and its settings) whose search runs this problem."""
+        return self._python_run if problem.python_goals else (self.family, self.settings)
+
+    @functools.cached_property
+    def _python_run(self) -> tuple[Family, np.ndarray]:
+        """The family and settings that run goals that call Python, looked up (and its module
+        imported) when such goals first come."""
+        if self._python_name == self.family.name:
+            return self.family, self.settings
+        python = SOLVERS[self._python_name]
+        return python, python.settings({})
+
+    def _load_general(self, p: Problem) -> None:
+        """Load the general search and the acceptance test for prepared problem p (one tiny
+        search on it). The search runs one step with the family's default parameters (but
+        the user's thread count, `Family.warm_settings`): the same compiled code, while the
+        user's (say 10,000 generations a step) could make that one step outlast any
+        sensible wait."""
+        family, settings = self._run_for(p)
+        warm = self._with_network(family, family.warm_settings(settings))
+        family.search(p, self.robot.center(), time.monotonic() + 3600.0, 1, 0, 0, warm, False)
+        p.accept(self.robot.center(), self.acceptance)
+        c = self.robot.center()  # the limit helpers the general path calls (the one-call kernel has its own)
+        clip_into(c, self.robot.lower, self.robot.upper)
+        wrap_near(c, c, self.robot.lower, self.robot.upper, self.robot.multiturn)
+        p.general_ready = True
+
+    def _general_ready(self, problem: Problem) -> None:
+        """Make sure the general path of this problem's structure is loaded (before a solve's
+        clock starts): a one-goal structure first solved on the one-call path has not."""
+        template = problem.template
+        if not template.general_ready:
+            with self._prepare_lock, compile_notice(f"the {self.family.name} kernels"), process_lock(f"prepare-{self.family.name}"):
+                if not template.general_ready:
+                    self._load_general(template.copy())
+                    template.general_ready = True
+
+    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance) -> Result:
+        """The general search: the family's search, with rejection sampling when a callback
+        rejects an answer [E 8.1]."""
+        robot = self.robot
+        clipped = False
+        random_start = seed is None
+        if random_start:
+            q = np.empty(robot.dof)  # the kernel draws the start
+        else:
+            q = robot.check(seed, "seed").copy()
+            clipped = clip_into(q, robot.lower, robot.upper)
+        reference = robot._center if random_start else q.copy()
+        problem.update(goals, reference, position_tolerance, rotation_tolerance)
+        mode = MODES[self.acceptance]
+        calls = restarts = iterations = 0
+        ok = False
+        rejected: Any = None  # the last answer the callback rejected
+        call = 0
+        family, settings = self._run_for(problem)
+        search = family.search
+        while True:
+            seed_k = (base + 7919 * call) % 2**31
+            found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
+            call += 1
+            iterations += its
+            restarts += rs
+            if not found:
+                break
+            ok = True
+            if callback is None:
+                break
+            wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # the callback sees what is returned
+            calls += 1
+            if verdict(callback(q.copy())):
+                break
+            ok = False  # rejected: keep searching from a random configuration [E 8.1]
+            rejected = q.copy()
+            restarts += 1
+            random_start = True
+            if time.monotonic() >= deadline or iterations >= budget:
+                break
+        wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
+        accepted, errors, pc, sc = problem.accept(q, self.acceptance)
+        if accepted and not ok and callback is not None:
+            # the search gave up on an answer that passes the acceptance test: the callback
+            # has the last word on it, unless it already rejected this very answer
+            if rejected is None or not np.array_equal(q, rejected):
+                calls += 1
+                ok = verdict(callback(q.copy()))
+        elif callback is None:
+            ok = True  # success is the acceptance test, whatever the search thought
+        return Result(
+            q=q,
+            success=ok and accepted,
+            cost=pc + sc,
+            goal_errors=errors,
+            time=time.monotonic() - t0,
+            callback_calls=calls,
+            restarts=restarts,
+            iterations=iterations,
+            seed_clipped=clipped,
+            solver=family.name,
+            primary_cost=pc,
+            secondary_cost=sc,
+        )
