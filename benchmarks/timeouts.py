@@ -6,8 +6,13 @@ final acceptance test, Python overhead). Each solver is prepared (compiled and w
 before it is timed. Prints the median, p99 and maximum wall time per solver and timeout,
 and the p99 overshoot; the target is p99 ≤ timeout + 0.5 ms.
 
+With --scenes, the same for the searches among obstacles instead: `bioik.PassageSolver`
+(the bench's `passage`, the passage search included) and `bioik.solve(..., scene=)` on
+the stored targets of the EBIKE scenes (reachable: a solve that answers early returns
+early, so the p99 shows the overshoot of the slowest).
+
 Usage: python3 benchmarks/timeouts.py [--robot ur5] [--timeouts 0.005 0.05] [--queries 200]
-                                      [--solvers lm kdl …]
+                                      [--solvers lm kdl …] [--scenes Shelf HydrogenTank …]
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--solvers", nargs="+", default=registry.names())
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scenes", nargs="*", default=None, help="EBIKE scenes: time the searches among obstacles")
     args = ap.parse_args()
+    if args.scenes is not None:
+        return scene_timeouts(args.scenes or bioik.scenes.names(), args.timeouts, args.queries)
     robot = bioik.load_robot(args.robot)
     tip = robot.tips[0]
     rng = np.random.default_rng(args.seed)
@@ -53,6 +61,41 @@ def main() -> None:
             p99 = np.percentile(ms, 99)
             print(f"| {solver} | {1e3 * timeout:g} | {np.median(ms):.2f} | {p99:.2f} | {ms.max():.2f} | "
                   f"{p99 - 1e3 * timeout:+.2f} |", flush=True)
+
+
+def scene_timeouts(names: list[str], timeouts: list[float], queries: int) -> None:
+    """Wall time of PassageSolver.solve and solve(..., scene=) on each scene's stored targets."""
+    from bioik import scenes
+    from bioik.collision import sphere_model
+    from bioik.passage_solver import PassageSolver
+
+    robot = bioik.load_robot(scenes.ROBOT)
+    cover = sphere_model(robot, links=scenes.ENDOSCOPE_COVER)
+    print(f"{scenes.ROBOT}, the first {queries} stored targets per scene, search and timeout")
+    print("| scene | search | timeout ms | median ms | p99 ms | max ms | p99 overshoot ms |")
+    print("|---|---|---|---|---|---|---|")
+    for name in names:
+        scenario = scenes.load(name)
+        stored = scenario.targets()
+        passage = PassageSolver(robot, scenes.TIP, "endoscope_mount", scenario.scene, spheres=cover, tool_radius=0.004)
+        passage.warm_up(stored.poses[0])
+        searches = {
+            "PassageSolver": lambda T, k, t: passage.solve(T, timeout=t, random_seed=k),
+            "solve(scene=)": lambda T, k, t: bioik.solve(robot, [bioik.PoseGoal(scenes.TIP, T)], scene=scenario.scene,
+                                                         timeout=t, random_seed=k),
+        }
+        for search, call in searches.items():
+            for timeout in timeouts:
+                call(stored.poses[0], 0, timeout)
+                times = []
+                for k, T in enumerate(stored.poses[:queries]):
+                    t = time.perf_counter()
+                    call(T, k, timeout)
+                    times.append(time.perf_counter() - t)
+                ms = 1e3 * np.array(times)
+                p99 = np.percentile(ms, 99)
+                print(f"| {name} | {search} | {1e3 * timeout:g} | {np.median(ms):.2f} | {p99:.2f} | {ms.max():.2f} | "
+                      f"{p99 - 1e3 * timeout:+.2f} |", flush=True)
 
 
 if __name__ == "__main__":

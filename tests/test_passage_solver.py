@@ -49,7 +49,7 @@ def test_the_searches_take_turns_in_doubling_slices(shelf, monkeypatch, found, e
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 2 if found else 3))
     passage = Passage(np.zeros(3), np.array([1.0, 0.0, 0.0]), 0.05) if found else None
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: passage)
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: passage)
     res = solver.solve(np.eye(4), timeout=60.0, random_seed=0)
     assert res.success and [c for c, _ in calls] == expected
     per_round = 3 if found else 2
@@ -64,7 +64,7 @@ def test_the_last_turn_is_cut_at_the_timeout(shelf, monkeypatch):
     calls = []
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 0))
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: None)
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: None)
     res = solver.solve(np.eye(4), timeout=0.05, random_seed=0)
     assert not res.success and calls and all(0.0 < t <= 0.05 for _, t in calls)
 
@@ -77,9 +77,31 @@ def test_the_reported_time_is_the_whole_call(shelf, monkeypatch):
     calls = []
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u: time.sleep(0.05))
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: time.sleep(0.05))
     res = solver.solve(np.eye(4), timeout=1.0, random_seed=0)
     assert res.success and res.time >= 0.05
+
+
+def test_a_passage_search_that_takes_the_whole_timeout_starts_no_turn(shelf, monkeypatch):
+    """The finder gets the solve's deadline; when it comes back past it, the solve returns
+    at once, unsolved, from the centre (a turn started then would overrun the timeout)."""
+    import time
+
+    _, solver = shelf
+    calls, deadlines = [], []
+    monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 1))
+    monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
+
+    def slow(self, p, u, deadline):
+        deadlines.append(deadline)
+        time.sleep(max(deadline - time.monotonic(), 0.0) + 0.001)
+
+    monkeypatch.setattr(PassageFinder, "find", slow)
+    t0 = time.monotonic()
+    res = solver.solve(np.eye(4), timeout=0.02, random_seed=0)
+    assert deadlines[0] == pytest.approx(t0 + 0.02, abs=0.005)
+    assert not calls and not res.success and res.solver == "passage" and res.time >= 0.02
+    np.testing.assert_array_equal(res.q, ROBOT.center())
 
 
 def test_a_deep_shelf_target_is_reached_collision_free(shelf):

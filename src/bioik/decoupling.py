@@ -190,6 +190,8 @@ class Decoupler:
                 g = solve(self.distal, distal_goals[::2], solver=self.solver, timeout=left, max_iterations=DISTAL_ITERATIONS,
                           random_seed=seed)
                 start, iterations = g.q, iterations + g.iterations
+                if time.monotonic() >= deadline:  # no time left for the search among the obstacles
+                    break
             d = solve(self.distal, distal_goals, solver=self.solver, seed=start, timeout=max(deadline - time.monotonic(), 1e-6),
                       max_iterations=DISTAL_ITERATIONS, random_seed=seed)
             iterations += d.iterations
@@ -207,7 +209,7 @@ class Decoupler:
                     continue
                 q = p.q.copy()
                 q[self._distal_vars] = d.q
-                err = self._tip_error(q, T)
+                err = self.tip_error(q, T)
                 checked += 1
                 ok = err[0] <= position_tolerance and err[1] <= rotation_tolerance and self.robot.within_limits(q)
                 if ok and self.checker.is_free(q) and (callback is None or bool(callback(q.copy()))):
@@ -216,10 +218,11 @@ class Decoupler:
                     best_q, best_err = q, err
         if best_q is None:
             best_q = self.robot.center()
-            best_err = self._tip_error(best_q, T)
+            best_err = self.tip_error(best_q, T)
         return self._result(best_q, False, best_err, t0, checked, attempts, iterations)
 
-    def _tip_error(self, q: np.ndarray, T: np.ndarray) -> tuple[float, float]:
+    def tip_error(self, q: np.ndarray, T: np.ndarray) -> tuple[float, float]:
+        """The tip's (position error m, rotation angle rad) at configuration q for pose T."""
         A = self.robot.link_pose(q, self.tip)
         R = A[:3, :3].T @ T[:3, :3]
         angle = math.acos(min(1.0, max(-1.0, (float(np.trace(R)) - 1.0) / 2.0)))

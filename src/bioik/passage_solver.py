@@ -86,6 +86,7 @@ class PassageSolver:
             T: a tip pose the robot reaches (a stored target, the FK of a configuration).
         """
         T = np.asarray(T, dtype=float)
+        self.finder.warm_up()
         self.finder.find(*_ray(T))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=(T[:3, 3] - 0.1 * T[:3, 2], T[:3, 2], 0.05))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=OPEN)
@@ -115,7 +116,11 @@ class PassageSolver:
         T = np.asarray(T, dtype=float)
         if T.shape != (4, 4) or not np.isfinite(T).all():
             raise ValueError(f"PassageSolver.solve: the target must be a finite 4×4 pose; got shape {T.shape}")
-        found = self.finder.find(*_ray(T))
+        found = self.finder.find(*_ray(T), deadline=deadline)
+        if time.monotonic() >= deadline:  # the passage search used the whole timeout: no turn starts
+            q = self.robot.center()
+            err = self.decoupler.tip_error(q, T)
+            return Result(q, False, err[0] ** 2 + err[1] ** 2, np.array([err]), time.perf_counter() - start, solver="passage")
         rng = np.random.default_rng(random_seed)
         tolerances = (position_tolerance, rotation_tolerance)
 

@@ -107,3 +107,22 @@ def test_bad_points_are_refused(tank):
         finder.find((0, 0, 0), (0, 0, 0))
     with pytest.raises(TypeError, match="bioik.Scene"):
         PassageFinder("scene.toml", reach=0.5)
+
+
+def test_find_stops_at_its_deadline_and_batches_change_nothing(tank, monkeypatch):
+    """Rays are marched in batches with a clock read between them: a deadline already
+    passed gives None at once, and the batch size does not change what is found."""
+    import time
+
+    from bioik.scene import passage
+
+    finder = PassageFinder(tank, reach=0.5, radius=0.004)
+    point, tool_axis = (0.5, 0.05, 0.01), (0, 0, -1)
+    found = finder.find(point, tool_axis)
+    assert found is not None
+    assert finder.find(point, tool_axis, deadline=time.monotonic()) is None
+    monkeypatch.setattr(passage, "BATCH", 7)  # batches that end mid-cone, mid-fan
+    again = finder.find(point, tool_axis, deadline=time.monotonic() + 60.0)
+    np.testing.assert_array_equal(again.point, found.point)
+    np.testing.assert_array_equal(again.axis, found.axis)
+    assert again.diameter == found.diameter

@@ -391,8 +391,9 @@ class CollisionChecker:
         fixed = set(self.links) - self.robot.moving_links
         if not fixed:
             return []
-        near = self._pairs_near(self.robot.center(), self.margin)
-        return [c for c in near if c.kind == "scene" and c.a in fixed and c.distance < self.margin]
+        only = np.array([self.links[e.link] in fixed for e in self._elements], dtype=bool)
+        near = self._pairs_near(self.robot.center(), self.margin, only)
+        return [c for c in near if c.distance < self.margin]
 
     def closest(self, q: Any, k: int = 1) -> list[Contact]:
         """The k closest checked pairs (link–link or link–obstacle) at q, nearest first.
@@ -406,7 +407,9 @@ class CollisionChecker:
         """
         return self._pairs_near(q, np.inf)[:k]
 
-    def _pairs_near(self, q: Any, cutoff: float) -> list[Contact]:
+    def _pairs_near(self, q: Any, cutoff: float, only: np.ndarray | None = None) -> list[Contact]:
+        """The checked pairs nearer than `cutoff` at q, nearest first; with `only` (a mask of
+        elements), just those elements against the scene."""
         st = self._prepare(q, self.margin)
         obs, E = st.obstacles, self._elements
         best: dict[tuple[str, str, str], Contact] = {}
@@ -416,14 +419,17 @@ class CollisionChecker:
             if key not in best or c.distance < best[key].distance:
                 best[key] = c
 
-        for g, o in zip(*np.nonzero(st.gaps_obs < cutoff)):
+        near = st.gaps_obs < cutoff
+        if only is not None:
+            near &= only[:, None]
+        for g, o in zip(*np.nonzero(near)):
             c = self._signed(st, E[g].geometry, self._set(st, g), obs.geometry[o], obs.transforms[o], E[g].is_mesh or obs.is_mesh[o])
             if c is not None:
                 d, pa, pb = c
                 if d > 0 and obs.solid[o] is not None and self._inside_solid(st, g, o):
                     d = -d  # inside the solid: at least this far from its surface
                 keep(Contact(self.links[E[g].link], obs.names[o], "scene", d, pa, pb))
-        for p in np.flatnonzero(st.gaps_self < cutoff):
+        for p in np.flatnonzero(st.gaps_self < cutoff) if only is None else ():
             a, b = self._pairs[p]
             c = self._signed(st, E[a].geometry, self._set(st, a), E[b].geometry, self._set(st, b), E[a].is_mesh or E[b].is_mesh)
             if c is not None:

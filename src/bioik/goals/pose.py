@@ -349,6 +349,8 @@ class PoseGoal(Goal):
             T = np.ascontiguousarray(targets, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise GoalError("PoseGoal targets must be N 4×4 poses (an array (N, 4, 4))") from None
+        if not T.flags.writeable:  # a read-only array would compile the loop again for its type
+            T = T.copy()
         if T.ndim != 3 or T.shape[1:] != (4, 4):
             raise GoalError(f"PoseGoal targets must be N 4×4 poses (an array (N, 4, 4)); got shape {T.shape}")
         rows = np.zeros((len(T), N_PARAMS))

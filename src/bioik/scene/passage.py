@@ -33,6 +33,7 @@ around a longer bend has no passage here.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +58,9 @@ BACKOFFS = (0.05, 0.1, 0.15)
 CENTRING_STEPS = 60
 #: Planes tried for the opening's cross-section, beside the ray's and the crossings' own.
 PLANES = 24
+#: Rays marched per compiled call: `find` reads the clock between two calls, so a
+#: deadline is overrun by about one batch (≈ 0.1–0.3 ms on the EBIKE tanks).
+BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -129,10 +133,10 @@ def _march(blob, p, d3, end, skip, reach, radius, step, narrow, floor, out):
 
 
 @njit(**JIT)
-def _widest_ray(blob, p, dirs, lo, hi, skip, reach, radius, step, narrow, out):
+def _widest_ray(blob, p, dirs, lo, hi, skip, reach, radius, step, narrow, floor, out):
     """Index of the ray that leaves the box lo–hi with at least `radius` clearance all along
-    and has the largest clearance over [skip, reach] (into out[0]); −1 if none."""
-    best, best_k, o = radius, -1, np.empty(3)
+    and has the largest clearance over [skip, reach], above `floor` (into out[0]); −1 if none."""
+    best, best_k, o = floor, -1, np.empty(3)
     for k in range(dirs.shape[0]):
         if _march(blob, p, dirs[k], _exit(p, dirs[k], lo, hi), skip, reach, radius, step, narrow, best, o):
             best, best_k = o[0], k
@@ -231,11 +235,28 @@ class PassageFinder:
         self.enclosed = float(enclosed)
         self._normals = cone_directions(z, math.pi / 2, PLANES)  # a hemisphere: n and −n are one plane
 
-    def find(self, point, tool_axis) -> Passage | None:
+    def warm_up(self) -> None:
+        """Compile (or load) every ray test `find` may call, with the argument types it passes
+        them, so that no later `find` compiles inside a caller's timeout: a warm-up `find`
+        that stops early (its point in the open) leaves the later tests unloaded."""
+        if self._box is None:
+            return
+        p, n, z = np.zeros(3), np.array([0.0, 0.0, 1.0]), np.zeros(1)
+        dirs = np.zeros((2, 3))[:1]  # a batch: the first rows of a C-ordered array
+        dirs[0] = n
+        _escaping(self.blob, p, dirs, *self._box, self.skip, self.step)
+        _widest_ray(self.blob, p, dirs, *self._box, self.skip, self.reach, self.radius, self.step, self.narrow, self.radius, z)
+        _crossings(self.blob, p, dirs, *self._box, self.skip, self.reach, self.step, self.narrow, np.empty((2, 3))[1:])
+        _centre(self.blob, p.copy(), n, CENTRING_STEPS)
+
+    def find(self, point, tool_axis, *, deadline: float = math.inf) -> Passage | None:
         """The passage to `point` for a tool arriving along `tool_axis` (its direction at the
-        tip, into the surface: the tip pose's z axis for an endoscope), or None."""
-        p = np.asarray(point, dtype=float).reshape(3)
-        axis = np.asarray(tool_axis, dtype=float).reshape(3)
+        tip, into the surface: the tip pose's z axis for an endoscope), or None — also when
+        the search passes `deadline` (a `time.monotonic()` time), read between ray batches."""
+        # own float64 C-ordered copies: a read-only, strided or float32 input would make the
+        # compiled ray tests compile again for its type, inside the caller's timeout
+        p = np.array(point, dtype=np.float64).reshape(3)
+        axis = np.array(tool_axis, dtype=np.float64).reshape(3)
         n = float(np.linalg.norm(axis))
         if not (np.isfinite(p).all() and np.isfinite(axis).all()) or n == 0.0:
             raise ValueError(f"PassageFinder.find: point and tool_axis must be finite 3-vectors, the axis not zero; "
@@ -244,16 +265,31 @@ class PassageFinder:
             return None
         u = axis / n
         back = align_z(-u).T  # cone directions around z → around −u
-        if _escaping(self.blob, p, self._open @ back, *self._box, self.skip, self.step) > self.enclosed * len(self._open):
-            return None  # many ways out: the open
+        lo, hi = self._box
+        open_dirs, escaping, enough = self._open @ back, 0, self.enclosed * len(self._open)
+        for b in range(0, len(open_dirs), BATCH):
+            if time.monotonic() >= deadline:
+                return None
+            escaping += _escaping(self.blob, p, open_dirs[b:b + BATCH], lo, hi, self.skip, self.step)
+            if escaping > enough:
+                return None  # many ways out: the open
         cones = [(cone @ back, radius) for cone, radius in self._cones]  # the same from every start
         out = np.zeros(1)
         # from the point, then (no straight way out: the tool must bend) from points back
         # along the tool, where its tip segment would end
+        k = -1
         for start in (p, *(p - b * u for b in BACKOFFS)):
             for dirs, radius in cones:
-                k = _widest_ray(self.blob, start, dirs, *self._box, self.skip, self.reach, radius, self.step, self.narrow, out)
+                best = radius
+                for b in range(0, len(dirs), BATCH):
+                    if time.monotonic() >= deadline:
+                        return None
+                    j = _widest_ray(self.blob, start, dirs[b:b + BATCH], lo, hi, self.skip, self.reach, radius, self.step,
+                                    self.narrow, best, out)
+                    if j >= 0:
+                        k, best = b + j, out[0]
                 if k >= 0:
+                    out[0] = best
                     break
             if k >= 0:
                 break
@@ -262,7 +298,11 @@ class PassageFinder:
         ray = dirs[k]  # from start, out of the object
         fan = self._fan @ align_z(ray).T
         pts = np.empty((len(fan), 3))
-        m = _crossings(self.blob, start, fan, *self._box, self.skip, self.reach, self.step, self.narrow, pts)
+        m = 0
+        for b in range(0, len(fan), BATCH):
+            if time.monotonic() >= deadline:
+                return None
+            m += _crossings(self.blob, start, fan[b:b + BATCH], lo, hi, self.skip, self.reach, self.step, self.narrow, pts[m:])
         if m == 0:
             return None
         inside = pts[:m].mean(axis=0)
@@ -274,7 +314,7 @@ class PassageFinder:
         best, best_d, best_n = None, 0.0, ray
         for normal in normals:
             x = inside.copy()
-            d = _centre(self.blob, x, normal, CENTRING_STEPS)
+            d = _centre(self.blob, x, np.ascontiguousarray(normal), CENTRING_STEPS)
             if best_d < d < self.narrow:
                 best, best_d, best_n = x, d, normal
         if best is None:
