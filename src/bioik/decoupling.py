@@ -222,7 +222,15 @@ class Decoupler:
         return self._result(best_q, False, best_err, t0, checked, attempts, iterations)
 
     def tip_error(self, q: np.ndarray, T: np.ndarray) -> tuple[float, float]:
-        """The tip's (position error m, rotation angle rad) at configuration q for pose T."""
+        """How far the tip is from a target pose.
+
+        Args:
+            q: a configuration of the whole robot.
+            T: the tip's target pose (4×4, base frame).
+
+        Returns:
+            (position error m, rotation angle rad) of the tip at q.
+        """
         A = self.robot.link_pose(q, self.tip)
         R = A[:3, :3].T @ T[:3, :3]
         angle = math.acos(min(1.0, max(-1.0, (float(np.trace(R)) - 1.0) / 2.0)))
