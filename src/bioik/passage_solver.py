@@ -14,19 +14,8 @@ answers or the timeout ends:
   must take);
 - elsewhere: the whole robot first, then decoupling with no opening.
 
-Why turns: the searches fail on different targets. On the EBIKE shelf, of the 79 stored
-targets `lm` needs more than 4 ms for, decoupling with no opening was faster on 69
-(median 4.4 ms against 6.8 ms); a few deep in the bottom compartment take `lm` thousands
-of random restarts and decoupling some ten attempts, and targets at a compartment's
-front the reverse. In a tank, only decoupling through the hole answers within
-milliseconds. Doubling slices cost the slower searches at most about their number times
-the faster one's own time; every search here restarts at random, so a new slice loses
-little by starting afresh. An answer counts only when it passes the exact collision check
-(coal) at the pose, and the callback, if any.
-
-Measured on the eight EBIKE scenarios (1000 stored targets each, the README's table):
-99.9 % or more within 100 ms on every one, where the best MoveIt solver [E] fell to
-18.9 % (HydrogenTank) and 1.6 % (HydrogenTankSmall).
+The searches fail on different targets, so they take turns; docs/collision.md ("How
+PassageSolver takes turns") says why, with the measurements.
 """
 
 from __future__ import annotations

@@ -41,10 +41,7 @@ for the whole solve: [S 4.3.8] assigns Φ to the model (θ) only at the end of a
 termination, and a solve is one request. (Re-seeding a wipe with Φ instead keeps every new
 population in Φ's basin: Φ is fitter than the random newcomers, so rank selection and
 adoption pull them back before they develop, and the wipe fires again some 20 generations
-later. Measured on ur5, 200 FK targets at 1e-3 m / 1e-2 rad within 4000 generations:
-95.0 % with Φ, 100 % with θ; the failures sat with the arm stretched out, 2–4 mm short.
-The price is on short budgets at tight tolerances: at 1e-5 within 100 generations a wipe no
-longer keeps refining Φ, 2–5 points fewer solves on ur5, panda, iiwa14.)
+later; docs/solvers.md gives the measured difference and its price on short budgets.)
 
 Interpretations ([S] is ambiguous or silent; see the report in tests/solvers/evolutionary/test_bio1.py):
   * 4.22's first test "Ω̄(Φ) < Ω̄(x*)" is read as "no progress this generation", i.e.

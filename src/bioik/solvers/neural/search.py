@@ -55,9 +55,8 @@ from bioik.solvers.local.lm import lm_search
 from bioik.solvers.neural.features import DIFFERENCE, PER_JOINT, goal_difference, joint_features, pose_features
 from bioik.solvers.neural.network import length, mlp_forward, mlp_width
 
-#: neural2's parameters (`max_step`: the largest scaled goal difference a step is for;
-#: `max_step` and `min_step` measured on ur5, panda and iiwa14 at 5 ms, other targets than
-#: `bioik train`'s check: 0.3 → 1 and 1e-3 → 0.01 solved 68 → 84 % on panda, ±2 % elsewhere).
+#: neural2's parameters (`max_step`: the largest scaled goal difference a step is for; the
+#: defaults of `max_step` and `min_step` are measured ones, see docs/solvers.md).
 DEFAULTS2 = {"attempt_iterations": 100, "min_step": 0.01, "step_growth": 2.0, "tolerance_scale": 0.5, "max_step": 1.0}
 SETTING2 = slots(DEFAULTS2)
 #: Where the network starts in each family's settings.
