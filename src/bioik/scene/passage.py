@@ -286,10 +286,10 @@ class PassageFinder:
                         return None
                     j = _widest_ray(self.blob, start, dirs[b:b + BATCH], lo, hi, self.skip, self.reach, radius, self.step,
                                     self.narrow, best, out)
+                    best = out[0]  # the widest clearance so far: the next batch's floor
                     if j >= 0:
-                        k, best = b + j, out[0]
+                        k = b + j
                 if k >= 0:
-                    out[0] = best
                     break
             if k >= 0:
                 break
