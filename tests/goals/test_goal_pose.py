@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from goal_helpers import assert_acceptance, assert_jacobian, cost, goal_residual_of, random_unit, tree
 
+import bioik
 from bioik import (
     AvoidJointLimitsGoal,
     CenterJointsGoal,
@@ -98,17 +99,56 @@ def test_joint_goals(rng):
     assert cost(robot, AvoidJointLimitsGoal(secondary=False), q) == 0.0
     assert cost(robot, JointVariableGoal("slide", q[3]), q) == 0.0
     q2 = robot.random_configuration(rng)
-    mid = 0.5 * (robot.sample_lower + robot.sample_upper)
-    half = 0.5 * (robot.sample_upper - robot.sample_lower)
-    np.testing.assert_allclose(goal_residual_of(robot, CenterJointsGoal(), q2), q2 - mid)
-    expected = np.maximum(0.0, 2 * np.abs(q2 - mid) - half)  # [R eq. 3.10]
+    bounded = np.isfinite(robot.lower) & np.isfinite(robot.upper)  # j2 is continuous: no middle
+    mid = np.where(bounded, 0.5 * (robot.sample_lower + robot.sample_upper), 0.0)
+    half = np.where(bounded, 0.5 * (robot.sample_upper - robot.sample_lower), 0.0)
+    w = (1 / robot.velocity) / np.sum(1 / robot.velocity)  # BioIK's weights
+    np.testing.assert_allclose(goal_residual_of(robot, CenterJointsGoal(), q2), np.where(bounded, w * (q2 - mid), 0.0))
+    expected = np.where(bounded, np.maximum(0.0, 2 * np.abs(q2 - mid) - half), 0.0)  # [R eq. 3.10]
     np.testing.assert_allclose(goal_residual_of(robot, AvoidJointLimitsGoal(), q2), expected)
     np.testing.assert_allclose(goal_residual_of(robot, JointVariableGoal("j1", 0.3), q2), [q2[0] - 0.3])
-    w = (1 / robot.velocity) / np.sum(1 / robot.velocity)
     problem = Problem(robot, [MinimalDisplacementGoal()])
     problem.update(problem.goals, reference=q)
     assert problem.cost(q) == (0.0, 0.0)
     assert problem.cost(q2)[1] == pytest.approx(np.sum((w * (q2 - q)) ** 2))
+
+
+def test_joint_goals_leave_variables_without_limits_alone(rng):
+    """A planar base and a continuous wrist have no middle: CenterJoints and
+    AvoidJointLimits cost nothing on them, wherever they are; the bounded joints count
+    as before."""
+    robot = bioik.load_robot("mobile_ur5")
+    bounded = np.isfinite(robot.lower) & np.isfinite(robot.upper)
+    assert not bounded.all() and bounded.any()
+    q = robot.random_configuration(rng)
+    far = q.copy()
+    far[~bounded] += 40.0  # the base 40 m away, the wrist turned many times
+    w = (1 / robot.velocity) / np.sum(1 / robot.velocity)
+    mid = 0.5 * (robot.sample_lower + robot.sample_upper)
+    for x in (q, far):
+        centre = goal_residual_of(robot, CenterJointsGoal(), x)
+        np.testing.assert_allclose(centre[bounded], (w * (x - mid))[bounded])
+        assert np.all(centre[~bounded] == 0.0)
+        avoid = goal_residual_of(robot, AvoidJointLimitsGoal(), x)
+        assert np.all(avoid[~bounded] == 0.0)
+    assert cost(robot, CenterJointsGoal(), far) == pytest.approx(cost(robot, CenterJointsGoal(), q), rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["lm", "nullspace", "bio2_lm"])
+def test_a_mobile_base_stays_where_the_primary_goal_puts_it(solver):
+    """mobile_ur5 seeded 3 m from the origin, a pose within the arm's reach from there:
+    with CenterJoints and AvoidJointLimits as secondary goals the base stays near its seed
+    (they used to pull it towards x = y = 0, the middle of its sampling box)."""
+    robot = bioik.load_robot("mobile_ur5")
+    seed = robot.center()
+    seed[:3] = (3.0, -2.0, 0.7)
+    target_q = seed.copy()
+    target_q[4:9] += (0.4, -0.3, 0.5, 0.2, -0.4)
+    T = robot.link_pose(target_q, "tool0")
+    goals = [bioik.PoseGoal("tool0", T), bioik.CenterJointsGoal(), bioik.AvoidJointLimitsGoal()]
+    res = bioik.solve(robot, goals, seed, solver=solver, timeout=5.0, max_iterations=2000, random_seed=4)
+    assert res.success
+    assert np.linalg.norm(res.q[:2] - seed[:2]) < 0.5, res.q[:3]
 
 
 def test_joint_goal_acceptance(rng):

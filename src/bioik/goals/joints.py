@@ -1,7 +1,9 @@
 """Goals on joint values only [R 3.8, eqs. 3.8–3.11]; secondary by default except JointVariable.
 
 `vdata` rows (one per active variable): lower, upper, reference (the seed), displacement
-weight (1/vmax)/Σ(1/vmax), centre, half range (finite stand-ins for unbounded joints).
+weight (1/vmax)/Σ(1/vmax), centre, half range. A variable without limits (a continuous
+joint, a planar or floating base) has half range +inf: it has no middle, so CenterJoints
+and AvoidJointLimits leave it alone, as BioIK does.
 """
 
 from __future__ import annotations
@@ -38,8 +40,12 @@ def joint_variable_residual(p, q, vdata, r, Jq):
 def center_joints_residual(p, q, vdata, r, Jq):
     n = q.shape[0]
     for i in range(n):
-        r[i] = q[i] - vdata[i, CENTER]
-        Jq[i, i] = 1.0
+        if vdata[i, HALF_RANGE] == np.inf:  # no limits, no middle
+            r[i] = 0.0
+            continue
+        w = vdata[i, DISP_WEIGHT]
+        r[i] = w * (q[i] - vdata[i, CENTER])
+        Jq[i, i] = w
     return n
 
 
@@ -106,7 +112,9 @@ class JointVariableGoal(Goal):
 
 @dataclass
 class CenterJointsGoal(Goal):
-    """Keep joints near the middle of their ranges: c = Σ (q_i − mid_i)² [eq. 3.9].
+    """Keep joints near the middle of their ranges: c = Σ (w_i(q_i − mid_i))² [eq. 3.9],
+    w_i = (1/vmax_i)/Σ(1/vmax) as in BioIK's implementation (slow joints count more), over
+    the variables with limits only (a continuous joint or a mobile base has no middle).
 
     Args:
         weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
@@ -127,7 +135,7 @@ class CenterJointsGoal(Goal):
 @dataclass
 class AvoidJointLimitsGoal(Goal):
     """Keep joints in the centre half of their ranges [eq. 3.10]:
-    c = Σ max(0, |q_i − mid_i|·2 − half_range_i)².
+    c = Σ max(0, |q_i − mid_i|·2 − half_range_i)², over the variables with limits only.
 
     Args:
         weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
@@ -173,6 +181,7 @@ def joint_data(robot, reference: np.ndarray) -> np.ndarray:
     v[:, UPPER] = robot.upper
     v[:, REFERENCE] = reference
     v[:, DISP_WEIGHT] = inv_v / inv_v.sum()
-    v[:, CENTER] = 0.5 * (robot.sample_lower + robot.sample_upper)
-    v[:, HALF_RANGE] = 0.5 * (robot.sample_upper - robot.sample_lower)
+    bounded = np.isfinite(robot.lower) & np.isfinite(robot.upper)
+    v[:, CENTER] = np.where(bounded, 0.5 * (robot.sample_lower + robot.sample_upper), 0.0)  # the limits where bounded
+    v[:, HALF_RANGE] = np.where(bounded, 0.5 * (robot.sample_upper - robot.sample_lower), np.inf)
     return v
