@@ -27,7 +27,7 @@ from bioik.problem import Problem
 from bioik.scene import Scene
 from bioik.solvers.batch import BatchResult, GoalBatch, as_batch, batch_seeds, run_chunks, thread_count
 from bioik.solvers.core.batch import SEED_MODULUS
-from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TOLERANCE
+from bioik.solvers.core.params import MAX_ITERATIONS, RANDOM_SEED, TOLERANCE, UNLIMITED
 from bioik.solvers.one_call import OneCallPath
 from bioik.solvers.prepared import PreparedProblems
 from bioik.solvers.registry import PYTHON_GOALS_SOLVER
@@ -37,10 +37,6 @@ from bioik.solvers.search import GeneralPath
 from bioik.solvers.workspace import Workspace
 
 __all__ = ["Result", "Solver", "check_timeout", "solve", "solve_batch"]
-
-#: Iteration budget standing for "no budget" (the timeout ends the search).
-UNLIMITED = 2**62
-
 
 class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
     """A solver bound to a robot, for repeated solves without re-preparing.
@@ -139,7 +135,10 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
             callback: `callback(q) -> bool`; rejecting a solution makes the search go on from a
                 random restart until the timeout.
             random_seed: RNG seed; with `max_iterations`, a run is reproducible.
-            max_iterations: iteration budget (None: the timeout alone ends the search).
+            max_iterations: at most this many iterations (None: the timeout alone ends the search);
+                an iteration is one move of a local solver to a new configuration (a step, or
+                a restart from a random one), one generation of an evolutionary solver, one
+                iteration of a scipy one; `Result.iterations` counts them.
             position_tolerance: position error (m) of a pose-type goal that counts as met.
             rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
             scene: obstacles to stay out of (see `bioik.solve`).
@@ -296,7 +295,10 @@ def solve(
         callback: `callback(q) -> bool`; rejecting a solution makes the search go on from a
             random restart until the timeout.
         random_seed: RNG seed; with `max_iterations`, a run is reproducible.
-        max_iterations: iteration budget (None: the timeout alone ends the search).
+        max_iterations: at most this many iterations (None: the timeout alone ends the search);
+                an iteration is one move of a local solver to a new configuration (a step, or
+                a restart from a random one), one generation of an evolutionary solver, one
+                iteration of a scipy one; `Result.iterations` counts them.
         position_tolerance: position error (m) of a pose-type goal that counts as met.
         rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
         solver: a solver name (see `Solver`; None: the default); the one that ran is

@@ -1,10 +1,14 @@
 """`trac`: TRAC-IK-style race of kdl and SLSQP, and its modes [E 3.1.2]."""
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
 import bioik
 from baseline_helpers import check_unreachable, check_within_limits, count_solved, fk_targets
+from bioik.solvers.scipy import trac
 from bioik.solvers.scipy.trac import condition_number, manipulability
 
 
@@ -111,3 +115,54 @@ def test_reproducible_and_refuses_other_goals():
     np.testing.assert_array_equal(a.q, b.q)
     with pytest.raises(ValueError, match="trac.*only position, orientation and pose goals"):
         bioik.solve(robot, [bioik.LookAtGoal("tool0", [1.0, 0.0, 0.0])], solver="trac")
+
+
+def _race_threads(monkeypatch, sqp_delay: float) -> tuple[list, list]:
+    """Record the threads kdl's kernel and SLSQP's objective run on (SLSQP slowed by sqp_delay s per call)."""
+    kdl_threads, sqp_threads = [], []
+    kernel, objective = trac.kdl.kdl_search, trac._Race.sqp_fun
+
+    def kdl_search(*args):
+        kdl_threads.append(threading.get_ident())
+        return kernel(*args)
+
+    def sqp_fun(self, x):
+        sqp_threads.append(threading.get_ident())
+        time.sleep(sqp_delay)
+        return objective(self, x)
+
+    monkeypatch.setattr(trac.kdl, "kdl_search", kdl_search)
+    monkeypatch.setattr(trac._Race, "sqp_fun", sqp_fun)
+    return kdl_threads, sqp_threads
+
+
+def test_kdl_and_slsqp_race_on_two_threads(monkeypatch):
+    """With no iteration budget kdl searches on a thread of its own while SLSQP holds the
+    caller's: an SLSQP that takes 0.3 s per evaluation does not hold kdl back, which answers
+    during SLSQP's first evaluations, from random seeds far from the targets."""
+    robot = bioik.load_robot("ur5")
+    tip = robot.tips[0]
+    rng = np.random.default_rng(8)
+    solver = bioik.Solver(robot, "trac")
+    solver.solve([bioik.PoseGoal(tip, robot.link_pose(robot.center(), tip))], seed=robot.center())  # prepared
+    kdl_threads, sqp_threads = _race_threads(monkeypatch, 0.3)
+    for k in range(4):
+        T = robot.link_pose(robot.random_configuration(rng), tip)
+        del sqp_threads[:]
+        res = solver.solve([bioik.PoseGoal(tip, T)], seed=robot.random_configuration(rng), timeout=60.0, random_seed=k)
+        assert res.success and robot.within_limits(res.q)
+        assert len(sqp_threads) <= 3, len(sqp_threads)
+        assert set(sqp_threads) == {threading.get_ident()}
+    assert threading.get_ident() not in kdl_threads
+
+
+@pytest.mark.parametrize("options", [{"concurrent": 0, "timeout": 60.0}, {"timeout": 3600.0, "max_iterations": 5000}],
+                         ids=["concurrent=0", "a budget"])
+def test_turns_on_one_thread_when_asked_or_given_a_budget(monkeypatch, options):
+    robot = bioik.load_robot("ur5")
+    tip = robot.tips[0]
+    kdl_threads, _ = _race_threads(monkeypatch, 0.0)
+    T, seed = fk_targets(robot, 1, 5)[0]
+    res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], seed=seed, solver="trac", random_seed=1, **options)
+    assert res.success
+    assert set(kdl_threads) == {threading.get_ident()}

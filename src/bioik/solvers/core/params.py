@@ -57,6 +57,8 @@ class Spec:
 
 #: Largest count (iterations, steps) and largest weight or gain accepted.
 MAX_COUNT = 1e9
+#: Iteration budget standing for "no budget" (the timeout ends the search).
+UNLIMITED = 2**62
 MAX_WEIGHT = 1e6
 #: Largest population (or child count) and number of generations per evolutionary step;
 #: the searches read the clock inside their steps, so even these finish near the deadline.
@@ -86,6 +88,7 @@ SPECS: dict[str, Spec] = {
     "kdl_slice": COUNT,
     "sqp_slice": COUNT,
     "sqp_attempt_iterations": COUNT,
+    "concurrent": SWITCH,  # trac: the two searches on two threads (0: turns on one, reproducible)
     "partial_restarts": SWITCH,  # lm: restarts keep the settled goals' joints (`bioik.solvers.core.restarts`)
     "independent_goals": SWITCH,  # lm: goals sharing no joint solved as sub-problems (`bioik.solvers.core.components`)
     # neural2: the largest scaled goal difference one step is for
@@ -144,6 +147,8 @@ MEANINGS: dict[str, str] = {
     "kdl_slice": "kdl iterations per turn of the race",
     "sqp_slice": "SLSQP iterations per turn of the race",
     "sqp_attempt_iterations": "SLSQP iterations of one attempt before it restarts from a random configuration",
+    "concurrent": "1: kdl and SLSQP race on two threads, the first valid answer wins; 0: they take turns on one "
+                  "thread (reproducible from the random seed and the iteration budget)",
     "partial_restarts": "1: a restart keeps the variables of the goals that have settled; 0: it draws every variable",
     "independent_goals": "1: pose goals that share no joint are solved as sub-problems; 0: as one problem",
     "max_step": "the largest scaled goal difference one network-guided step is for",

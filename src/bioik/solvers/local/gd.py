@@ -145,8 +145,10 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
             best[:] = qc
             success = True
             break
+        if it >= max_iterations:  # the budget counts steps
+            break
         it += 1
-        if it >= max_iterations or ((it & 31) == 0 and now() > deadline):
+        if (it & 31) == 0 and now() > deadline:
             break
         gg = 0.0
         if variant == CONTINUE or E <= E_acc[c]:

@@ -81,8 +81,10 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
             best[:] = qc
             success = True
             break
+        if it >= max_iterations:  # the budget counts steps
+            break
         it += 1
-        move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
+        move, stalls = next_move(it, E, E_prev, stalls, attempt, stall_ratio, attempt_max, deadline)
         if move == STOP:
             break
         if move == RESTART:

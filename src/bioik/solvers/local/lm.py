@@ -54,13 +54,11 @@ STEP, RESTART, STOP = 0, 1, 2
 
 
 @njit(inline="always", **JIT)
-def next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline):
-    """After iteration `it` with cost E: STEP on, RESTART from a random configuration
-    (E failed to fall below stall_ratio·E_prev twice in a row, or the attempt is used up)
-    or STOP (budget or deadline; the clock is read at restarts and every 32 iterations).
+def next_move(it, E, E_prev, stalls, attempt, stall_ratio, attempt_max, deadline):
+    """Before step `it` (cost E where it starts): STEP on, RESTART from a random
+    configuration (E failed to fall below stall_ratio·E_prev twice in a row, or the attempt
+    is used up) or STOP (the deadline; the clock is read at restarts and every 32 steps).
     Returns the move and the updated stall count."""
-    if it >= max_iterations:
-        return STOP, stalls
     stalls = stalls + 1 if E > stall_ratio * E_prev else 0
     if stalls >= 2 or attempt >= attempt_max:
         return (STOP if now() > deadline else RESTART), stalls
@@ -142,13 +140,15 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
             best[:] = qc
             success = True
             break
+        if it >= max_iterations:  # the budget counts steps: `max_iterations` steps were taken
+            break
         it += 1
         ratio_before = ratio
         ratio, E_prev = shrink_secondary_bound(ratio, E, E_prev, stall_ratio)
         lam = k_damp * E + 1e-12
         restarted = False
         if not split:
-            move, stalls = next_move(it, E, E_prev, stalls, attempt, max_iterations, stall_ratio, attempt_max, deadline)
+            move, stalls = next_move(it, E, E_prev, stalls, attempt, stall_ratio, attempt_max, deadline)
             if move == STOP:
                 break
             if move == RESTART:
@@ -162,7 +162,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
                 dq[:] = 0.0
             attempt += 1
         else:
-            if it >= max_iterations or ((it & 31) == 0 and now() > deadline):
+            if (it & 31) == 0 and now() > deadline:
                 break
             component_costs(e, rows, row_comp, Ec)
             dq[:] = 0.0

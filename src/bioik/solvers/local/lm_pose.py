@@ -35,7 +35,7 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, d
     steps: a stall ratio above 1 never stalls).
 
     x ← the point that passed the test, else the best point seen. Returns (passed, cost
-    ½‖r‖² at x, iterations: the points evaluated that failed the test)."""
+    ½‖r‖² at x, the steps taken)."""
     seg_i, seg_f, gi, gf, gw = prob.seg_i, prob.seg_f, prob.gi, prob.gf, prob.gw
     lo, hi = prob.bounds[0], prob.bounds[1]
     seg, e, Je, M, b, dq, frame, err, xt, _, side, N, rhs = work
@@ -72,7 +72,7 @@ def pose_attempt(prob, x, iterations, k_damp, stall_ratio, tp, tr, mode, work, d
             dq[:] = 0.0
         for i in range(n):
             xt[i] = min(max(xt[i] + dq[i], lo[i]), hi[i])
-    return False, E_best, it + 1
+    return False, E_best, it
 
 
 @njit(**KERNEL)
@@ -98,21 +98,22 @@ def lm_pose_search(ibuf, fbuf, row, q, io):
     for i in range(q.shape[0]):  # element loops: slice copies need reference counting
         x[i] = q[i]
     best_E = np.inf
-    evaluated = 0
+    taken = 0  # iterations: steps and restarts, as in `lm_search`
     restarts = 0
     found = False
     while True:
-        steps = min(attempt_max, budget - evaluated - 1)
+        steps = min(attempt_max, budget - taken)
         found, E, k = pose_attempt(prob, x, steps, k_damp, stall_ratio, gt[0, 0] * margin, gt[0, 1] * margin, mode, work, deadline)
-        evaluated += k
+        taken += k
         if found or E < best_E:
             best_E = E
             for i in range(q.shape[0]):
                 q[i] = x[i]
-        if found or evaluated >= budget or now() > deadline:
+        if found or taken >= budget or now() > deadline:
             break
         random_configuration(rng, slo, shi, x)
         restarts += 1
-    io[ITERATIONS], io[RESTARTS] = evaluated, restarts
+        taken += 1
+    io[ITERATIONS], io[RESTARTS] = taken, restarts
     # found: the attempt's last `met` test ran on q, leaving its exact frame in work
     return query_finish(prob, q, io, clipped, found, work, found)

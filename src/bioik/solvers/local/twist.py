@@ -123,8 +123,10 @@ def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction,
             best[:] = qc
             success = True
             break
+        if it >= max_iterations:  # the budget counts steps
+            break
         it += 1
-        if it >= max_iterations or ((it & 7) == 0 and now() > deadline):  # the clock costs ≈ 25 ns: every 8th
+        if (it & 7) == 0 and now() > deadline:  # the clock costs ≈ 25 ns: every 8th
             break
         if E > E_prev and alpha > min_step:
             alpha *= 0.5  # the error grew: retry a shorter step from the previous point

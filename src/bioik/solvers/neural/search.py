@@ -124,8 +124,10 @@ def neural2_search(ibuf, fbuf, q, settings, run, stats):
             best[:] = q
             success = True
             break
+        if it >= max_iterations:  # the budget counts steps
+            break
         it += 1
-        if it >= max_iterations or ((it & 7) == 0 and now() > deadline):
+        if (it & 7) == 0 and now() > deadline:
             break
         if E >= E_prev and alpha > min_step:  # the step did not shrink the cost: half of it from the previous q
             alpha *= 0.5

@@ -6,16 +6,22 @@ sum-of-squares Cartesian error Φ = p_err·p_errᵀ with the joint limits as bou
 restarted from random configurations [E 3.1.2]. SQP handles the cases where the Jacobian
 method stalls against joint limits; the Jacobian method is the faster one on most queries.
 
-Here the two take turns on one core, deterministically (so a run is reproducible from its
-random seed and iteration budget): the compiled `kdl` kernel first runs one whole attempt
-(`attempt_iterations`) from the seed — most queries end there, sooner than scipy's SLSQP
-even sets up — then SLSQP (scipy) runs `sqp_slice` iterations, kdl `kdl_slice`, and so on
-(50 kdl iterations take about as long as one scipy SLSQP iteration here). To keep SLSQP's state (its
-quasi-Newton Hessian and line search) across turns — restarting SLSQP every few
-iterations from its last x roughly halves its success — SLSQP is the outer loop and the
-kdl turns run inside its per-iteration callback. Both start from the seed, then from
-random configurations: kdl after `attempt_iterations` steps or a stall (as `kdl` itself),
-SLSQP when it converges to a non-solution, fails, or after `sqp_attempt_iterations`.
+Here too they race (`concurrent`, the default): SLSQP (scipy) in the calling thread, the
+compiled `kdl` kernel on a worker thread with the GIL released, one whole attempt
+(`attempt_iterations`) per call; whichever finds a valid answer first raises the race's
+flag, which the other reads between its iterations (kdl: between attempts). Which one wins
+depends on the threads' timing, so a race is not reproducible. With `concurrent=0`, or
+with an iteration budget (`max_iterations`, which asks for a reproducible run and counts
+both searches' iterations exactly), the two take turns on one thread, deterministically
+(a run is reproducible from its random seed and iteration budget): kdl first runs one whole attempt from the seed — most queries end
+there, sooner than scipy's SLSQP even sets up — then SLSQP runs `sqp_slice` iterations,
+kdl `kdl_slice`, and so on (50 kdl iterations take about as long as one scipy SLSQP
+iteration here). To keep SLSQP's state (its quasi-Newton Hessian and line search) across
+turns — restarting SLSQP every few iterations from its last x roughly halves its success —
+SLSQP is the outer loop and the kdl turns run inside its per-iteration callback. In both
+modes the two start from the seed, then from random configurations: kdl after
+`attempt_iterations` steps or a stall (as `kdl` itself), SLSQP when it converges to a
+non-solution, fails, or after `sqp_attempt_iterations`.
 The SQP objective is the weighted sum of squared pose residuals with its exact gradient
 (`scipy_objective.compiled_cost`). Every candidate passes the one acceptance test
 (`Problem.accept`, exact FK); iterations of both solvers count against the budget.
@@ -38,6 +44,7 @@ If nothing valid is found, q is the configuration of lowest primary cost seen.
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 
@@ -52,6 +59,8 @@ from bioik.kinematics.jacobian import fk_jacobians
 from bioik.kinematics.limits import wrap_near
 from bioik.solvers.local import kdl
 from bioik.solvers.scipy.objective import compiled_cost, make_buffers, scipy_bounds, single_threaded_blas
+from bioik.solvers.core.islands import run_islands
+from bioik.solvers.core.params import UNLIMITED
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import POSE_KINDS, Family
 
@@ -61,6 +70,7 @@ DEFAULTS = {
     "kdl_slice": 50,  # kdl iterations per turn (≈ the time of one scipy SLSQP iteration here)
     "sqp_slice": 1,  # SLSQP iterations per turn
     "sqp_attempt_iterations": 100,  # SLSQP iterations before a random restart
+    "concurrent": 1,  # 1: the two race on two threads; 0: they take turns on one (reproducible)
 }
 
 SPEED, DISTANCE, MANIP1, MANIP2 = 0, 1, 2, 3
@@ -105,7 +115,7 @@ def goal_jacobian(problem: Problem, q: np.ndarray, buffers: tuple) -> np.ndarray
     """The 6×n Jacobians of the links of the primary pose-type goals at q, stacked."""
     prob = unpack(problem.ibuf, problem.fbuf)
     seg_i, seg_f, out_seg, out_tf, gi = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf, prob.gi
-    seg, frames, J = buffers[0], buffers[1], buffers[2]
+    seg, frames, J = np.empty_like(buffers[0]), np.empty_like(buffers[1]), np.empty_like(buffers[2])  # SLSQP may be using those
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, q, seg, frames, J)
     links = []
     for g in range(gi.shape[0]):
@@ -128,6 +138,8 @@ class _Race:
         self.sqp_slice = max(1, int(settings[SETTING.sqp_slice]))
         self.sqp_attempt = max(1, int(settings[SETTING.sqp_attempt_iterations]))
         self.trac_mode = int(settings[SETTING.mode])
+        # an iteration budget asks for a reproducible run: turns (see the module docstring)
+        self.concurrent = settings[SETTING.concurrent] != 0.0 and budget >= UNLIMITED
         self.seed = int(seed)
         self.kdl_turns = 0
         self._rng: np.random.Generator | None = None
@@ -149,6 +161,13 @@ class _Race:
         # SLSQP: iterations of the current attempt and of the current turn
         self.sqp_its = 0
         self.sqp_turn = 0
+        # racing on two threads: kdl gets buffers of its own, and the shared record
+        # (iterations, acceptance buffers, the answers) is changed under a lock
+        self.lock = threading.Lock()
+        if self.concurrent:
+            self.kdl_fbuf, self.kdl_run, self.kdl_stats = problem.fbuf.copy(), problem.run.copy(), problem.stats.copy()
+        else:
+            self.kdl_fbuf, self.kdl_run, self.kdl_stats = problem.fbuf, problem.run, problem.stats
 
     # -- shared --------------------------------------------------------------------------
     @property
@@ -159,7 +178,12 @@ class _Race:
         return self._rng
 
     def spent(self) -> bool:
-        return self.iterations >= self.budget or time.monotonic() >= self.deadline
+        return self.done or self.iterations >= self.budget or time.monotonic() >= self.deadline
+
+    def count(self, iterations: int, restarts: int = 0) -> None:
+        with self.lock:
+            self.iterations += iterations
+            self.restarts += restarts
 
     def score(self, x: np.ndarray) -> float:
         """Lower is better: the mode's criterion at a valid solution x."""
@@ -177,22 +201,25 @@ class _Race:
     def check(self, x: np.ndarray) -> bool:
         """Run x through the acceptance test; record it; True if valid (raises _Stop when
         the race is won)."""
-        ok, _, pc, _ = self.problem.accept(x, self.accept_mode)
-        if pc < self.best_cost:
-            self.best_cost, self.best = pc, x.copy()
-        if not ok:
-            return False
-        if self.first_wins:
-            self.chosen = x.copy()
-            self.done = True
-            raise _Stop
-        s = self.score(x)
-        if self.chosen is None or s < self.chosen_score:
-            self.chosen, self.chosen_score = x.copy(), s
-        if self.trac_mode == DISTANCE and s <= 1e-12:
-            self.done = True  # the seed itself is a solution: nothing can be nearer
-            raise _Stop
-        return True
+        with self.lock:
+            if self.done and self.first_wins:
+                raise _Stop  # the other search has won meanwhile
+            ok, _, pc, _ = self.problem.accept(x, self.accept_mode)
+            if pc < self.best_cost:
+                self.best_cost, self.best = pc, x.copy()
+            if not ok:
+                return False
+            if self.first_wins:
+                self.chosen = x.copy()
+                self.done = True
+                raise _Stop
+            s = self.score(x)
+            if self.chosen is None or s < self.chosen_score:
+                self.chosen, self.chosen_score = x.copy(), s
+            if self.trac_mode == DISTANCE and s <= 1e-12:
+                self.done = True  # the seed itself is a solution: nothing can be nearer
+                raise _Stop
+            return True
 
     # -- kdl turn --------------------------------------------------------------------------
     def kdl_turn(self, slice_: int = 0) -> None:
@@ -201,14 +228,12 @@ class _Race:
             self.done = True
             raise _Stop
         budget = min(slice_ or self.kdl_slice, self.attempt_iterations - self.kdl_attempt, self.budget - self.iterations)
-        p = self.problem
-        run, stats = p.run, p.stats
+        run, stats = self.kdl_run, self.kdl_stats
         run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = self.deadline, budget, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random
         self.kdl_turns += 1
-        kdl.kdl_search(p.ibuf, p.fbuf, self.kdl_q, self.kdl_settings, run, stats)
+        kdl.kdl_search(self.problem.ibuf, self.kdl_fbuf, self.kdl_q, self.kdl_settings, run, stats)
         its, inner_restarts = int(stats[ITERATIONS]), int(stats[RESTARTS])
-        self.iterations += max(its, 1)
-        self.restarts += inner_restarts
+        self.count(max(its, 1), inner_restarts)
         self.kdl_attempt += max(its, 1)
         valid = self.check(self.kdl_q)  # valid, or at least the best approximation so far
         # the next turn continues from the best point of this one, unless this attempt is
@@ -217,11 +242,19 @@ class _Race:
         self.kdl_random = valid or inner_restarts > 0 or self.kdl_attempt >= self.attempt_iterations
         if self.kdl_random:
             self.kdl_attempt = 0
-            self.restarts += 1
+            self.count(0, 1)
 
     # -- SLSQP -------------------------------------------------------------------------------
+    def kdl_race(self) -> None:
+        """kdl's side of a concurrent race: whole attempts until the race is over."""
+        try:
+            while True:
+                self.kdl_turn(self.attempt_iterations - self.kdl_attempt)
+        except _Stop:
+            pass
+
     def sqp_fun(self, x: np.ndarray):
-        if time.monotonic() >= self.deadline:
+        if self.done or time.monotonic() >= self.deadline:
             self.done = True
             raise _Stop
         x = np.clip(x, self.robot.lower, self.robot.upper)
@@ -233,10 +266,10 @@ class _Race:
 
     def sqp_callback(self, xk) -> None:
         """After each SLSQP iteration: count it, and give kdl its turn every sqp_slice."""
-        self.iterations += 1
+        self.count(1)
         self.sqp_its += 1
         self.sqp_turn += 1
-        if self.sqp_turn >= self.sqp_slice:
+        if not self.concurrent and self.sqp_turn >= self.sqp_slice:
             self.sqp_turn = 0
             self.kdl_turn()
         if self.spent():
@@ -251,29 +284,41 @@ class _Race:
             res = minimize(self.sqp_fun, start, jac=True, method="SLSQP", bounds=self.bounds, callback=self.sqp_callback,
                            options={"maxiter": self.sqp_attempt, "ftol": 1e-20})
         except _Valid:
-            self.iterations += 1  # the unfinished iteration that reached the solution
+            self.count(1)  # the unfinished iteration that reached the solution
             return
         extra = int(res.nit) - self.sqp_its  # iterations the callback did not see
         if extra > 0:
-            self.iterations += extra
+            self.count(extra)
         elif self.sqp_its == 0:
-            self.iterations += 1  # every attempt costs at least one iteration
+            self.count(1)  # every attempt costs at least one iteration
         self.check(np.clip(res.x, self.robot.lower, self.robot.upper))
 
-    def run(self, q: np.ndarray, random_start: bool) -> None:
+    def sqp_race(self, q: np.ndarray, random_start: bool) -> None:
+        """SLSQP attempts (with kdl's turns inside them when not concurrent) until the race is over."""
         try:
-            # kdl first, one whole attempt from the seed: it solves most queries in less time
-            # than SLSQP takes to set up (as with TRAC-IK's threads, the first to finish wins)
-            self.kdl_turn(self.attempt_iterations)
             start = self.robot.random_configuration(self.rng) if random_start else np.clip(q, self.robot.lower, self.robot.upper)
-            while True:
+            while not self.spent():
                 self.sqp_attempt_run(start)
                 if self.spent():
                     break
                 start = self.robot.random_configuration(self.rng)
-                self.restarts += 1
+                self.count(0, 1)
         except _Stop:
             pass
+        finally:
+            self.done = True  # over for kdl too (its thread reads this between attempts)
+
+    def run(self, q: np.ndarray, random_start: bool) -> None:
+        if self.concurrent:
+            run_islands([lambda: self.sqp_race(q, random_start), self.kdl_race], np.zeros(1, dtype=np.int64))
+            return
+        try:
+            # kdl first, one whole attempt from the seed: it solves most queries in less time
+            # than SLSQP takes to set up (as with TRAC-IK's threads, the first to finish wins)
+            self.kdl_turn(self.attempt_iterations)
+        except _Stop:
+            return
+        self.sqp_race(q, random_start)
 
 
 def trac_search(problem: Problem, q, deadline, budget, seed, mode, settings, random_start=False):
