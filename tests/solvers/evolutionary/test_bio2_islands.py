@@ -133,3 +133,41 @@ def test_a_forked_child_runs_islands_on_threads_of_its_own():
         child.join(timeout=60)
         if child.is_alive():
             child.kill()
+
+
+def test_secondary_goals_choose_among_the_islands_that_succeeded(monkeypatch):
+    """BioIK's selection: of the islands that met the primary goals, the one with the least
+    primary plus secondary cost wins, not the lowest-numbered one; an island that failed
+    does not, however small its secondary cost. Islands are stood in for by answers known
+    beforehand (three panda configurations on one tool pose, one beside it)."""
+    from bioik.problem.layout import ITERATIONS
+    from bioik.solvers.evolutionary.bio2 import search
+
+    robot = bioik.load_robot("panda")
+    tip = robot.tips[0]
+    rng = np.random.default_rng(11)
+    seed = robot.random_configuration(rng)
+    T = robot.link_pose(seed, tip)
+    T[:3, 3] += (0.05, -0.04, 0.03)  # near the seed, not at it
+    answers = []
+    for k in range(30):  # different answers on T, from different starts
+        res = bioik.solve(robot, [bioik.PoseGoal(tip, T)], robot.random_configuration(rng), solver="lm", timeout=1.0,
+                          max_iterations=500, random_seed=k)
+        if res.success:
+            answers.append(res.q)
+    answers.sort(key=lambda q: -np.linalg.norm(q - seed))
+    far, middle, near = answers[0], answers[len(answers) // 2], answers[-1]
+    assert np.linalg.norm(far - seed) > np.linalg.norm(middle - seed) > np.linalg.norm(near - seed)
+    beside = seed.copy()  # the least displacement of all, but off the target
+    islands = {0: (far, True), 1: (beside, False), 2: (near, True), 3: (middle, True)}
+
+    def stand_in(ibuf, fbuf, q, settings, run, stats, normals, first, count, stop):
+        q[:], found = islands[first]
+        stats[ITERATIONS] = 1
+        return found, 0.0
+
+    monkeypatch.setattr(search, "island_search", stand_in)
+    goals = [bioik.PoseGoal(tip, T), bioik.MinimalDisplacementGoal()]
+    res = bioik.solve(robot, goals, seed, solver="bio2_lm", threads=4, timeout=10.0, random_seed=1)
+    assert res.success
+    np.testing.assert_array_equal(res.q, near)

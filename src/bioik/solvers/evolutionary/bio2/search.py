@@ -420,8 +420,9 @@ def bio2_threads_search(problem: Problem, q: np.ndarray, deadline: float, budget
     turn), or the deadline. Each island gets its own copy of the start q and of the
     problem's float buffer (some goals keep scratch in it) [R 3.9.4].
 
-    The answer is that of the lowest-numbered island that succeeded, else of the one whose
-    best configuration costs least [R 3.7.4]; iterations: the most steps an island made;
+    The answer is, among the islands that succeeded, the one whose primary plus secondary
+    cost (exact FK) is least, as BioIK selects it; if none succeeded, the one whose best
+    configuration costs least [R 3.7.4]; iterations: the most steps an island made;
     restarts: all islands' wipeouts. Whether the search succeeds depends only on the seed
     and the budget (each island's steps do, and only a success ends another island early),
     unless the deadline comes first; which island's answer it is, and so q and the
@@ -441,7 +442,10 @@ def bio2_threads_search(problem: Problem, q: np.ndarray, deadline: float, budget
     calls = [partial(stoppable, island_search, deadline, *args[0])] + [partial(island_search, *a) for a in args[1:]]
     outcomes = run_islands(calls, stop)
     found = [bool(o[0]) for o in outcomes]
-    best = found.index(True) if any(found) else min(range(islands), key=lambda i: outcomes[i][1])
+    if any(found):  # secondary goals choose among the successes (ties: the lowest island)
+        best = min((i for i in range(islands) if found[i]), key=lambda i: sum(problem.cost(answers[i])))
+    else:
+        best = min(range(islands), key=lambda i: outcomes[i][1])
     if best:
         q[:] = answers[best]
     return found[best], max(int(st[ITERATIONS]) for st in stats), sum(int(st[RESTARTS]) for st in stats)
