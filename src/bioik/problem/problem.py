@@ -14,6 +14,7 @@ import numpy as np
 
 from bioik.goals.acceptance import MODES
 from bioik.goals.base import N_PARAMS, ORIENTATION, POSE, POSITION, PYTHON, Goal
+from bioik.goals.functions import PENALTY, FunctionGoal
 from bioik.goals.joints import REFERENCE, joint_data
 from bioik.goals.registry import residual_size
 from bioik.kinematics.fk import fk_frames
@@ -90,6 +91,8 @@ class Problem:
         self._blocks = [None if b is None else slice(starts[k], starts[k] + len(b)) for k, b in enumerate(blocks)]
         self._data_versions = [g.data_version() for g in goals]
         self.python_goals = [k for k, g in enumerate(goals) if g.kind == PYTHON]
+        #: Goals whose kernels call a user function (`bioik.goals.functions`).
+        self.function_goals = [k for k, g in enumerate(goals) if isinstance(g, FunctionGoal)]
         self.vdata[:] = joint_data(robot, robot.center())
         self.bounds[:] = (robot.lower, robot.upper, robot.sample_lower, robot.sample_upper)
         self.report = np.zeros(3 + 3 * G)
@@ -188,6 +191,12 @@ class Problem:
         errors = report[3 : 3 + 2 * G].reshape(G, 2).copy()
         unscale = 1.0 / self.weight_scale**2
         pc, sc = float(report[1]) * unscale, float(report[2]) * unscale
+        for k in self.function_goals:  # what a user function raised or returned wrong is named now
+            g = self.goals[k]
+            g.callback().raise_failure()
+            if not errors[k, 0] < PENALTY:
+                frames = self.link_frames(q)
+                g.cost(self.robot, q, {l: frames[self.links.index(l)] for l in g.links_for(self.robot)})
         if not self.python_goals:
             return bool(ok), errors, pc, sc
         for k, c in zip(self.python_goals, self.python_costs(q)):

@@ -60,7 +60,9 @@ SOLVERS: Mapping[str, Family] = _Families()
 
 DEFAULT_SOLVER = "lm"
 
-#: The solver that runs goals calling Python when no solver is named: `lm` cannot call them.
+#: The solver that runs goals whose cost is a Python method (a `Goal` subclass of the PYTHON
+#: kind) when no solver is named: the compiled solvers cannot call them. (LinkFunction and
+#: JointFunction goals reach every solver through C callbacks: `bioik.goals.callbacks`.)
 PYTHON_GOALS_SOLVER = "optlib_lbfgsb"
 
 
