@@ -86,6 +86,7 @@ def test_three_fingers_touch_the_knob_as_it_turns(demos):
     rows, _ = demos["three_fingers"]
     assert rows["grasp found"] == "True" and rows["steps solved"] == "12/12"
     assert float(rows["largest touch error (m)"]) <= 1e-5
+    assert float(rows["largest gap to the knob, by coal (m)"]) <= 2e-5  # the real geometry touches
     assert float(rows["largest line offset (m)"]) <= 2e-3  # secondary: steered, measured 3e-4
     assert float(rows["largest look-at residual"]) <= 0.1  # measured 0.02
     assert float(rows["largest joint step (rad)"]) < 0.1  # no jump between steps

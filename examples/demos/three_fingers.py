@@ -9,11 +9,13 @@ with a secondary `MinimalDisplacementGoal` and `CenterJointsGoal` for smooth mot
 Here: the bundled `iiwa14_hand`, a knob of 3 cm radius 0.55 m in front of the robot, its
 axis along x. The grasp is found first with touch goals alone; each finger's line (its
 tip's, parallel to the knob's axis) and look-at (the distal pad's side that faces the
-knob) are read off that grasp and turned with the knob, 60 degrees. bioik's TouchGoal also
-holds the touching point on the surface, which leaves the line and look-at goals nothing to
-decide but which side and where: as primaries they over-constrain the contact sphere the
-touch goal picks, so here they are secondary, steering the search; `max_step` keeps each
-step near the last.
+knob) are read off that grasp and turned with the knob, 60 degrees. bioik's TouchGoal
+reads the distal link's real collision geometry (a cylinder between two spheres) and by
+default also holds the touching point on the surface, which leaves the line and look-at
+goals nothing to decide but which side and where: as primaries they over-constrain the
+contact point the touch goal picks, so here they are secondary, steering the search;
+`max_step` keeps each step near the last. The gap between each distal link and the knob
+is measured independently, by coal's exact distance.
 """
 
 import numpy as np
@@ -57,6 +59,19 @@ def goals(theta: float) -> list[bioik.Goal]:
 angle = np.radians(np.linspace(0.0, 0.3 * (n - 1), n))
 result = bioik.track(robot, [goals(a) for a in angle], grasp.q, timeout=0.05, solver="lm", max_step=0.3, random_seed=0,
                      max_iterations=2000)
+knob = bioik.Scene()  # the knob itself, for coal's distance: a cylinder along world x
+knob.add_cylinder("knob", radius, 0.05, np.array([[0.0, 0.0, 1.0, centre[0]], [0.0, 1.0, 0.0, centre[1]],
+                                                  [-1.0, 0.0, 0.0, centre[2]], [0.0, 0.0, 0.0, 1.0]]))
+checker = bioik.CollisionChecker(robot, knob)
+
+
+def gaps(q: np.ndarray) -> list[float]:
+    """Each distal link's exact distance from the knob (coal)."""
+    near = {c.a: c.distance for c in checker.closest(q, k=100) if c.b == "knob"}
+    return [near[f"{f}_distal"] for f in normals]
+
+
+exact = np.array([gaps(q) for q in [grasp.q, *result.q[result.success]]])
 errors = np.array([e[:9, 0] for e in result.goal_errors])  # per step: touch, line, look-at of each finger
 touch, line, looks = errors[:, 0::3], errors[:, 1::3], errors[:, 2::3]
 steps = np.abs(np.diff(np.vstack([grasp.q, result.q]), axis=0)).max(axis=1)
@@ -78,6 +93,7 @@ table(f"three fingers turning a knob, iiwa14_hand, {n} steps, lm", [
     ("grasp found", str(grasp.success)),
     ("steps solved", f"{result.success.sum()}/{n}"),
     ("largest touch error (m)", f"{touch.max():.1e}"),
+    ("largest gap to the knob, by coal (m)", f"{np.abs(exact).max():.1e}"),
     ("largest line offset (m)", f"{line.max():.1e}"),
     ("largest look-at residual", f"{looks.max():.1e}"),
     ("largest joint step (rad)", f"{steps.max():.3f}"),

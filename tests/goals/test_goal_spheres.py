@@ -9,6 +9,8 @@ import bioik
 @pytest.mark.parametrize("spheres", [np.zeros((3, 4)), "cover", ...])
 def test_spheres_that_are_not_a_sphere_model_are_named(spheres):
     ur5 = bioik.load_robot("ur5")
-    goal = bioik.TouchGoal("wrist_3_link", np.zeros(3), np.array([0.0, 0.0, 1.0]), spheres=spheres)
+    scene = bioik.Scene()
+    scene.add_sphere("ball", 0.1, np.eye(4))
+    goal = bioik.ClearanceGoal(scene, spheres=spheres)
     with pytest.raises(TypeError, match=f"spheres must be a SphereModel .* or None; got {type(spheres).__name__}"):
         bioik.Problem(ur5, [goal])
