@@ -16,6 +16,7 @@ from numba import njit
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.solvers.core.batch import batch_queries
+from bioik.solvers.core.islands import raise_flag
 from bioik.solvers.core.pose_query import search_query
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
@@ -38,6 +39,14 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
 
     settings: attempt_iterations, min_step, tolerance_scale. run/stats: as `lm_search`.
     """
+    return kdl_race(ibuf, fbuf, q, settings, run, stats, np.zeros(1, dtype=np.int64), False)
+
+
+@njit(**JIT)
+def kdl_race(ibuf, fbuf, q, settings, run, stats, stop, announce):
+    """`kdl_search` that another thread can end by raising the stop flag `stop` (read with
+    the clock, every 8 iterations), and that raises it on success if `announce` (`trac`'s
+    race: the first valid answer ends the other search at once, without waiting for the GIL)."""
     prob = unpack(ibuf, fbuf)
     gi, gt, bounds = prob.gi, prob.gt, prob.bounds
     deadline, max_iterations, mode = run[DEADLINE], run[BUDGET], int(run[MODE])
@@ -52,8 +61,10 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
     attempt_max, min_step = int(settings[SETTING.attempt_iterations]), settings[SETTING.min_step]
 
     walk = Walk(q.copy(), q.copy(), np.zeros(n), q.copy(), e, Je)
-    limits = Limits(deadline, max_iterations, attempt_max, min_step, 2.0)
+    limits = Limits(deadline, max_iterations, attempt_max, min_step, 2.0, stop)
     success, it, restarts, _ = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, pinv_direction, ())
+    if success and announce:
+        raise_flag(stop)
     q[:] = walk.best
     stats[ITERATIONS] = it
     stats[RESTARTS] = restarts

@@ -128,7 +128,7 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     best = q.copy()
     extra = (es, Js, has_secondary, gain, centre, b)
     walk = Walk(qc, q.copy(), qdot, best, xi, Je)
-    limits = Limits(deadline, max_iterations, attempt_max, min_step, growth)
+    limits = Limits(deadline, max_iterations, attempt_max, min_step, growth, np.zeros(1, dtype=np.int64))
     success, it, restarts, rows = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, null_space_direction, extra)
     if success:  # optional refinement: null-space steps that keep the goals met
         alpha = 1.0

@@ -21,6 +21,7 @@ from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.kinematics.frames import JIT, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.clock import now
+from bioik.solvers.core.islands import flag_raised
 from bioik.solvers.core.rng import random_configuration
 
 
@@ -78,6 +79,9 @@ class Limits(NamedTuple):
     attempt_max: int
     min_step: float
     growth: float
+    #: A stop flag (int64, (1,)) another thread may raise (`bioik.solvers.core.islands`),
+    #: read where the clock is: the loop ends as at its deadline.
+    stop: np.ndarray
 
 
 @njit(inline="always", **JIT)
@@ -105,7 +109,7 @@ def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction,
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     qc, q_prev, step, best, e, Je = walk.qc, walk.q_prev, walk.step, walk.best, walk.e, walk.Je
     deadline, max_iterations, attempt_max = limits.deadline, limits.max_iterations, limits.attempt_max
-    min_step, growth = limits.min_step, limits.growth
+    min_step, growth, stop = limits.min_step, limits.growth, limits.stop
     n = qc.shape[0]
     best_E = np.inf
     E_prev = np.inf
@@ -126,7 +130,7 @@ def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction,
         if it >= max_iterations:  # the budget counts steps
             break
         it += 1
-        if (it & 7) == 0 and now() > deadline:  # the clock costs ≈ 25 ns: every 8th
+        if (it & 7) == 0 and (now() > deadline or flag_raised(stop)):  # the clock costs ≈ 25 ns: every 8th
             break
         if E > E_prev and alpha > min_step:
             alpha *= 0.5  # the error grew: retry a shorter step from the previous point
@@ -134,7 +138,7 @@ def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction,
                 qc[i] = min(max(q_prev[i] + alpha * step[i], lo[i]), hi[i])
             continue
         if alpha <= min_step or attempt >= attempt_max:
-            if now() > deadline:
+            if now() > deadline or flag_raised(stop):
                 break
             random_configuration(rng, slo, shi, qc)
             restarts += 1

@@ -6,11 +6,13 @@ sum-of-squares Cartesian error Φ = p_err·p_errᵀ with the joint limits as bou
 restarted from random configurations [E 3.1.2]. SQP handles the cases where the Jacobian
 method stalls against joint limits; the Jacobian method is the faster one on most queries.
 
-Here too they race (`concurrent`, the default): SLSQP (scipy) in the calling thread, the
-compiled `kdl` kernel on a worker thread with the GIL released, one whole attempt
-(`attempt_iterations`) per call; whichever finds a valid answer first raises the race's
-flag, which the other reads between its iterations (kdl: between attempts). Which one wins
-depends on the threads' timing, so a race is not reproducible. With `concurrent=0`, or
+Here too they race (`concurrent`, the default): SLSQP (scipy) in the calling thread, and
+on a worker thread the compiled `kdl` search with its restarts, one kernel call without
+the GIL until it finds a valid answer. The race has a stop flag: the winner raises it
+(kdl's kernel itself, so SLSQP, which holds the GIL, stops at once instead of at Python's
+next thread switch, up to 5 ms later), and the other reads it (SLSQP at each evaluation,
+kdl's kernel every 8 iterations). Which one wins depends on the threads' timing, so a
+race is not reproducible. With `concurrent=0`, or
 with an iteration budget (`max_iterations`, which asks for a reproducible run and counts
 both searches' iterations exactly), the two take turns on one thread, deterministically
 (a run is reproducible from its random seed and iteration budget): kdl first runs one whole attempt from the seed — most queries end
@@ -153,7 +155,9 @@ class _Race:
         self.chosen_score = np.inf
         self.best = np.clip(q, robot.lower, robot.upper) if not random_start else robot.center()
         self.best_cost = np.inf
-        self.done = False
+        #: Raised when the race is over: by the winner in speed mode, by the search that
+        #: reaches the deadline or budget, or by SLSQP's end; kdl's kernel reads it itself.
+        self.stop = np.zeros(1, dtype=np.int64)
         # kdl: continue from kdl_q unless a restart is due
         self.kdl_q = q.copy() if not random_start else np.empty(robot.dof)
         self.kdl_random = random_start
@@ -176,6 +180,13 @@ class _Race:
         if self._rng is None:
             self._rng = np.random.default_rng(self.seed)
         return self._rng
+
+    @property
+    def done(self) -> bool:
+        return bool(self.stop[0])
+
+    def finish(self) -> None:
+        self.stop[0] = 1
 
     def spent(self) -> bool:
         return self.done or self.iterations >= self.budget or time.monotonic() >= self.deadline
@@ -202,7 +213,7 @@ class _Race:
         """Run x through the acceptance test; record it; True if valid (raises _Stop when
         the race is won)."""
         with self.lock:
-            if self.done and self.first_wins:
+            if self.first_wins and self.chosen is not None:
                 raise _Stop  # the other search has won meanwhile
             ok, _, pc, _ = self.problem.accept(x, self.accept_mode)
             if pc < self.best_cost:
@@ -211,13 +222,13 @@ class _Race:
                 return False
             if self.first_wins:
                 self.chosen = x.copy()
-                self.done = True
+                self.finish()
                 raise _Stop
             s = self.score(x)
             if self.chosen is None or s < self.chosen_score:
                 self.chosen, self.chosen_score = x.copy(), s
             if self.trac_mode == DISTANCE and s <= 1e-12:
-                self.done = True  # the seed itself is a solution: nothing can be nearer
+                self.finish()  # the seed itself is a solution: nothing can be nearer
                 raise _Stop
             return True
 
@@ -225,7 +236,7 @@ class _Race:
     def kdl_turn(self, slice_: int = 0) -> None:
         """kdl_slice (or slice_) iterations of the kdl kernel, continuing its current attempt."""
         if self.spent():
-            self.done = True
+            self.finish()
             raise _Stop
         budget = min(slice_ or self.kdl_slice, self.attempt_iterations - self.kdl_attempt, self.budget - self.iterations)
         run, stats = self.kdl_run, self.kdl_stats
@@ -245,17 +256,29 @@ class _Race:
             self.count(0, 1)
 
     # -- SLSQP -------------------------------------------------------------------------------
-    def kdl_race(self) -> None:
-        """kdl's side of a concurrent race: whole attempts until the race is over."""
+    def kdl_side(self) -> None:
+        """kdl's side of a concurrent race, on a worker thread: one compiled search with
+        restarts until a valid answer, the deadline or the other side's win (the stop flag,
+        which the kernel reads, and in speed mode raises when it wins: SLSQP stops without
+        waiting for this thread to get the GIL back); in the other modes, again from a
+        random configuration after each answer."""
+        run, stats = self.kdl_run, self.kdl_stats
         try:
-            while True:
-                self.kdl_turn(self.attempt_iterations - self.kdl_attempt)
+            while not self.spent():
+                run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = (
+                    self.deadline, UNLIMITED, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random)
+                self.kdl_turns += 1
+                kdl.kdl_race(self.problem.ibuf, self.kdl_fbuf, self.kdl_q, self.kdl_settings, run, stats, self.stop,
+                             self.first_wins)
+                self.count(max(int(stats[ITERATIONS]), 1), int(stats[RESTARTS]))
+                self.check(self.kdl_q)  # a valid answer, or the best approximation so far
+                self.kdl_random = True
         except _Stop:
             pass
 
     def sqp_fun(self, x: np.ndarray):
         if self.done or time.monotonic() >= self.deadline:
-            self.done = True
+            self.finish()
             raise _Stop
         x = np.clip(x, self.robot.lower, self.robot.upper)
         p, (seg, frames, J, r, Jr, scratch, e, Je) = self.problem, self.buffers
@@ -273,7 +296,7 @@ class _Race:
             self.sqp_turn = 0
             self.kdl_turn()
         if self.spent():
-            self.done = True
+            self.finish()
             raise _Stop
 
     def sqp_attempt_run(self, start: np.ndarray) -> None:
@@ -306,11 +329,11 @@ class _Race:
         except _Stop:
             pass
         finally:
-            self.done = True  # over for kdl too (its thread reads this between attempts)
+            self.finish()  # over for kdl too (its kernel reads the flag)
 
     def run(self, q: np.ndarray, random_start: bool) -> None:
         if self.concurrent:
-            run_islands([lambda: self.sqp_race(q, random_start), self.kdl_race], np.zeros(1, dtype=np.int64))
+            run_islands([lambda: self.sqp_race(q, random_start), self.kdl_side], self.stop)
             return
         try:
             # kdl first, one whole attempt from the seed: it solves most queries in less time
