@@ -704,7 +704,7 @@ def good_field(name: str, robot: bioik.Robot, rng, goal_type):
         return float(rng.uniform(0.001, 0.3))
     if name in ("weight", "position_weight", "rotation_scale"):
         return float(rng.uniform(0, 2))
-    if name in ("secondary", "self_collision", "lower_grids"):
+    if name in ("secondary", "self_collision", "lower_grids", "at_point"):
         return bool(rng.random() < 0.3)
     if name in ("tolerance", "position_tolerance", "rotation_tolerance"):
         return pick(rng, (None, 1e-3, 1e-5)) if goal_type in (bioik.PoseGoal, bioik.PositionGoal, bioik.OrientationGoal) else 1e-3

@@ -84,9 +84,11 @@ def _check_callable(function, goal: str) -> None:
         raise GoalError(f"{goal}: function must be callable; got {type(function).__name__}")
 
 
-class FunctionGoal(Goal):
-    """What the two function goals share: the callback, made when first needed and kept
-    while `function` stays the same."""
+class FunctionGoal:
+    """What the two function goals share (a mixin of theirs, not a goal): the callback,
+    made when first needed and kept while `function` stays the same."""
+
+    function: Callable
 
     _callback: Callback | None = None
     _callback_of: object = None
@@ -96,6 +98,13 @@ class FunctionGoal(Goal):
             self._callback, self._callback_of = self._make_callback(), self.function
         return self._callback
 
+    def __getstate__(self) -> dict:
+        """Pickled without the callback (a C function pointer; made anew where it is used)."""
+        state = dict(self.__dict__)
+        state.pop("_callback", None)
+        state.pop("_callback_of", None)
+        return state
+
     def params(self, robot) -> np.ndarray:
         p = np.zeros(N_PARAMS)
         p[0] = self.callback().address  # < 2**53 on every platform numba runs on: exact as a float
@@ -104,7 +113,7 @@ class FunctionGoal(Goal):
 
 
 @dataclass
-class LinkFunctionGoal(FunctionGoal):
+class LinkFunctionGoal(FunctionGoal, Goal):
     """A user cost of the pose of `link`: cost = function(T)·w², with T the link's 4×4 pose
     in the base frame and function(T) a finite number ≥ 0. Met when √function(T) ≤
     tolerance. An `@njit` function runs at compiled speed, any other callable through
@@ -159,7 +168,7 @@ def checked_cost(value) -> float:
 
 
 @dataclass
-class JointFunctionGoal(FunctionGoal):
+class JointFunctionGoal(FunctionGoal, Goal):
     """A user constraint on the joint values [R 3.8]: function(q) returns the values the
     active variables should have; cost = Σ(function(q)_i − q_i)²·w² (the BioIK source's
     formula). The function gets a copy of q. Met when √cost ≤ tolerance. An `@njit`
