@@ -152,7 +152,7 @@ def test_kdl_and_slsqp_race_on_two_threads(monkeypatch):
         res = solver.solve([bioik.PoseGoal(tip, T)], seed=robot.random_configuration(rng), timeout=60.0, random_seed=k)
         assert res.success and robot.within_limits(res.q)
         assert len(sqp_threads) <= 3, len(sqp_threads)
-        assert set(sqp_threads) == {threading.get_ident()}
+        assert set(sqp_threads) <= {threading.get_ident()}  # SLSQP in the caller (if it got to evaluate at all)
     assert threading.get_ident() not in kdl_threads
 
 

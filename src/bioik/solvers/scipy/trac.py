@@ -76,6 +76,8 @@ DEFAULTS = {
 }
 
 SPEED, DISTANCE, MANIP1, MANIP2 = 0, 1, 2, 3
+#: Longest wait (s) of SLSQP for kdl's thread to enter its kernel (a thread wakes in ~0.1 ms).
+KDL_START_WAIT = 0.002
 #: Positions in the settings: the parameters, then the registry's mode.
 SETTING = slots(DEFAULTS, "mode")
 MODE_NAMES = {SPEED: "speed", DISTANCE: "distance", MANIP1: "manip1", MANIP2: "manip2"}
@@ -158,6 +160,7 @@ class _Race:
         #: Raised when the race is over: by the winner in speed mode, by the search that
         #: reaches the deadline or budget, or by SLSQP's end; kdl's kernel reads it itself.
         self.stop = np.zeros(1, dtype=np.int64)
+        self.kdl_started = threading.Event()
         # kdl: continue from kdl_q unless a restart is due
         self.kdl_q = q.copy() if not random_start else np.empty(robot.dof)
         self.kdl_random = random_start
@@ -268,6 +271,7 @@ class _Race:
                 run[DEADLINE], run[BUDGET], run[SEED], run[MODE], run[RANDOM_START] = (
                     self.deadline, UNLIMITED, (self.seed + 104729 * self.kdl_turns) % 2**31, self.accept_mode, self.kdl_random)
                 self.kdl_turns += 1
+                self.kdl_started.set()  # SLSQP may take the GIL now: the kernel below runs without it
                 kdl.kdl_race(self.problem.ibuf, self.kdl_fbuf, self.kdl_q, self.kdl_settings, run, stats, self.stop,
                              self.first_wins)
                 self.count(max(int(stats[ITERATIONS]), 1), int(stats[RESTARTS]))
@@ -333,7 +337,13 @@ class _Race:
 
     def run(self, q: np.ndarray, random_start: bool) -> None:
         if self.concurrent:
-            run_islands([lambda: self.sqp_race(q, random_start), self.kdl_side], self.stop)
+            def sqp_side() -> None:
+                # SLSQP holds the GIL most of the time: let kdl's thread reach its kernel first,
+                # or it could wait for Python's thread switch (5 ms) before it even starts
+                self.kdl_started.wait(min(KDL_START_WAIT, max(self.deadline - time.monotonic(), 0.0)))
+                self.sqp_race(q, random_start)
+
+            run_islands([sqp_side, self.kdl_side], self.stop)
             return
         try:
             # kdl first, one whole attempt from the seed: it solves most queries in less time
