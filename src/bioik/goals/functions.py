@@ -9,6 +9,7 @@ differentiate the function by central differences.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
@@ -156,6 +157,8 @@ class LinkFunctionGoal(FunctionGoal, Goal):
 
 def checked_cost(value) -> float:
     """A link function's return value as a float, or the GoalError that names what is wrong."""
+    if isinstance(value, float) and 0.0 <= value < math.inf:  # the usual case, without numpy's scalar checks
+        return float(value)
     if np.ndim(value) != 0:
         raise GoalError(f"LinkFunctionGoal: function must return one number; got shape {np.shape(value)}")
     try:
