@@ -396,3 +396,33 @@ def test_an_iteration_budget_past_the_float_range_is_refused(ur5, rng):
         bioik.solve(ur5, [bioik.PositionGoal("tool0", target(ur5, rng)[:3, 3])], solver="optlib_lbfgsb",
                     timeout=1.0, max_iterations=10**400)
     assert bioik.solve(ur5, [bioik.PoseGoal("tool0", target(ur5, rng))], timeout=1.0, max_iterations=10**30).iterations < 10**30
+
+
+@pytest.mark.parametrize("with_scene", [False, True], ids=["one-call path", "scene"])
+def test_result_time_is_the_whole_call(ur5, rng, monkeypatch, with_scene):
+    """What runs before the search's clock starts (the goals' update, a scene's exact-check
+    setup and fixed-link check) is in `Result.time`, though not in the timeout: here it is
+    made to take 30 ms, and a 5 ms timeout still leaves the search its time."""
+    import time
+
+    from bioik.collision.guard import ExactChecks
+    from bioik.solvers.workspace import Workspace
+
+    slow = ExactChecks.checker if with_scene else Workspace.problem
+
+    def slowly(*args, **kwargs):
+        time.sleep(0.03)
+        return slow(*args, **kwargs)
+
+    T = target(ur5, rng)
+    kwargs = {}
+    if with_scene:
+        scene = bioik.Scene()
+        scene.add_sphere("far", 0.05, np.array([[1, 0, 0, 3.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]]))
+        kwargs["scene"] = scene
+    solver = bioik.Solver(ur5, "lm")
+    assert solver.solve([bioik.PoseGoal("tool0", T)], seed=ur5.center(), timeout=1.0, **kwargs).success  # prepared
+    monkeypatch.setattr(ExactChecks if with_scene else Workspace, "checker" if with_scene else "problem", slowly)
+    res = solver.solve([bioik.PoseGoal("tool0", T)], seed=ur5.center(), timeout=0.005, random_seed=1, **kwargs)
+    assert res.success
+    assert res.time >= 0.03

@@ -146,6 +146,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         Returns:
             The `Result`.
         """
+        entry = time.monotonic()  # Result.time is the whole call; the timeout starts after the preparation
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
@@ -183,14 +184,17 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 base = int(random_seed) % 2**31
             deadline = t0 + timeout
             if not one_call:
-                return self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance)
-            res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance)
-            if callback is None or not res.success:
-                return res
-            return self._rejection_sampling(ws, problem, goals, res, t0, deadline, budget, base, callback,
-                                            position_tolerance, rotation_tolerance)
+                res = self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance)
+            else:
+                res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance,
+                                              rotation_tolerance)
+                if callback is not None and res.success:
+                    res = self._rejection_sampling(ws, problem, goals, res, t0, deadline, budget, base, callback,
+                                                   position_tolerance, rotation_tolerance)
         finally:
             idle.append(ws)  # at most as many as ever ran at once
+        res.time += t0 - entry  # the scene's exact-check setup, the goals' update, a first preparation
+        return res
 
     def solve_batch(
         self,
