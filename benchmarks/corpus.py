@@ -150,13 +150,18 @@ def cover_stats(robot: bioik.Robot, cover, per_link: dict[str, float] | None = N
 
 
 def scene_for(robot: bioik.Robot, tips: list[str], rng: np.random.Generator) -> bioik.Scene:
-    """One box beside the tips' workspace: its size and place from sampled tip positions."""
+    """One box beside the tips' workspace: its size and place from sampled tip positions,
+    on the first side (+x, −x, ±y, ±z) where it touches none of the links the group cannot
+    move (a hind leg's +x side is inside the body: every configuration would collide)."""
     P = np.array([robot.link_pose(robot.random_configuration(rng), tips[0])[:3, 3] for _ in range(200)])
     reach = float(np.percentile(np.linalg.norm(P - P.mean(axis=0), axis=1), 90))
-    T = np.eye(4)
-    T[:3, 3] = P.mean(axis=0) + np.array([0.5 * reach, 0.0, 0.0])
-    scene = bioik.Scene()
-    scene.add_box("box", (0.4 * reach, 0.4 * reach, 0.4 * reach), T)
+    for side in np.vstack([np.eye(3), -np.eye(3)])[[0, 3, 1, 4, 2, 5]]:
+        T = np.eye(4)
+        T[:3, 3] = P.mean(axis=0) + 0.5 * reach * side
+        scene = bioik.Scene()
+        scene.add_box("box", (0.4 * reach, 0.4 * reach, 0.4 * reach), T)
+        if not bioik.CollisionChecker(robot, scene).fixed_contacts():
+            break
     return scene
 
 
