@@ -20,8 +20,8 @@ from numba import njit
 from bioik.goals.base import ORIENTATION, POSE, POSITION, SCAN
 from bioik.goals.pose import pose_errors, pose_met
 from bioik.goals.scan import scan_reach
-from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.goals.kernels import ALL_KINDS, KIND, OUT1, SECONDARY, other_residual
+from bioik.kinematics.frames import JIT, KERNEL, NO
 
 MODES = {"norm": 0, "trac": 1, "kdl": 2}
 
@@ -36,6 +36,13 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, erro
     rows, as every residual buffer is) also holds a pose goal's error components: solvers
     call this every step, and an allocation here cost as much as the test itself.
     """
+    return goal_errors_with(ALL_KINDS, gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors)
+
+
+@njit(inline="always", **KERNEL)
+def goal_errors_with(kinds, gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors):
+    """`goal_errors` for `kinds` (`bioik.goals.kernels.ALL_KINDS`, or POSE_ONLY in a kernel
+    that only ever sees pose-type goals: it then compiles without the other kinds)."""
     ok = True
     for g in range(gi.shape[0]):
         kind = gi[g, KIND]
@@ -48,7 +55,7 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, erro
             errors[g, 0], errors[g, 1] = scan_reach(gf[g], frames[gi[g, OUT1]]), 0.0
             met = errors[g, 0] <= gt[g, 0]
         else:
-            d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, False, scratch)
+            d = other_residual(kinds, gi, gf, g, frames, J, q, vdata, aux, r, Jr, NO, scratch)
             s = 0.0
             for i in range(d):
                 s += r[i] * r[i]

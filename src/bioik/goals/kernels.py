@@ -29,7 +29,7 @@ from numba.extending import overload
 
 from bioik.goals import registry
 from bioik.goals.registry import ANY_LINKS, PYTHON
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, NO, YES
 
 #: Columns of the goal table gi: kind, first and second link output, secondary flag, first
 #: residual row, residual size, start of the goal's data block in aux (−1: none); then the
@@ -177,6 +177,22 @@ def goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
     return kind_residual(kind, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
 
 
+#: The `kinds` argument of the kernels that can leave out every goal kind that is not
+#: pose-type: ALL_KINDS keeps them (a run-time flag); POSE_ONLY (None) leaves them out, for
+#: kernels that only ever see pose-type goals (kdl, jac, the one-call pose queries), which
+#: then compile over a minute faster, cold (numba drops the branches `kinds is None` rules out).
+ALL_KINDS, POSE_ONLY = YES, None
+
+
+@njit(inline="always", **JIT)
+def other_residual(kinds, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch):
+    """`goal_residual`, or nothing (0 rows) when `kinds` is POSE_ONLY: the callers take their
+    own path for pose-type goals, so with POSE_ONLY this is never reached."""
+    if kinds is None:
+        return 0
+    return goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
+
+
 @njit(**JIT)
 def goal_costs(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, costs, scratch):
     """Weighted cost ‖r‖²·w² of every goal into costs (G,); returns (primary, secondary) sums.
@@ -186,7 +202,7 @@ def goal_costs(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, costs, scratch):
     primary = 0.0
     secondary = 0.0
     for g in range(gi.shape[0]):
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, False, scratch)
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, NO, scratch)
         c = 0.0
         for i in range(d):
             c += r[i] * r[i]

@@ -18,6 +18,12 @@ JIT = dict(cache=True, nogil=True, error_model="numpy")
 #: them, a sixth of its time; the arrays they read are owned by the caller for the call.
 KERNEL = dict(JIT, _nrt=False)
 
+#: Flags and indices for calls from one kernel to another. numba types a literal `False`
+#: or `0` argument as a literal and compiles the callee once per literal value: the goal
+#: kernels were compiled twice (≈ 35 s each, cold) for `with_jac` False and True. These
+#: numpy scalars are typed as plain bool and int64, so every caller shares one compile.
+NO, YES, ZERO = np.bool_(False), np.bool_(True), np.int64(0)
+
 
 @njit(inline="always", **JIT)
 def qmul(aw, ax, ay, az, bw, bx, by, bz):

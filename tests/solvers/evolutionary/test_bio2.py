@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import bioik
+from bioik.goals.kernels import ALL_KINDS
 from bioik.problem.layout import unpack
 from bioik.goals.pose import pose_cost
 from bioik.problem import Problem
@@ -66,7 +67,7 @@ def run_evolve(setup, pose_only, gens=8, seed=11):
     pop = population(setup)
     rng = np.array([seed], dtype=np.uint64)
     bio2.evolve(pop, bio2.pool_scratch(P, C, n, 6), ex, prob, goal_scratch(n), bio2.NORMALS, rng, gens, 0.3, False, False, pose_only,
-                np.inf)
+                np.inf, ALL_KINDS)
     return pop, rng
 
 
@@ -182,7 +183,7 @@ def test_line_search_single_equals_line_search(setup, variant):
     fx = f2[0]
     xa, xb = start.copy(), start.copy()
     ra, rb = np.array([5], dtype=np.uint64), np.array([5], dtype=np.uint64)
-    fa = bio2.line_search(xa, fx, ex, prob, goal_scratch(n, f2), line_scratch(n), ra, 8, 1e-6, variant, True, np.inf)
+    fa = bio2.line_search(xa, fx, ex, prob, goal_scratch(n, f2), line_scratch(n), ra, 8, 1e-6, variant, True, np.inf, ALL_KINDS)
     fb = bio2.line_search_single(xb, fx, ex, prob.bounds, line_scratch(n), rb, 8, 1e-6, variant, np.inf)
     assert fa == fb and fa <= fx
     assert fa < fx or variant == bio2.LINEAR  # the linear step aims at f = 0 and may overshoot
@@ -239,13 +240,13 @@ def test_line_search_descends_the_combined_cost_and_accepts_on_the_primary():
         def cost(x):
             off, gs = np.zeros((1, 6)), goal_scratch(n)
             bio2.offsets(J0, Q0, x0, x[None, :], 0, off, 0)
-            bio2.full_score(prob, ex, off, 0, x[None, :], 0, gs)
+            bio2.full_score(prob, ex, off, 0, x[None, :], 0, gs, ALL_KINDS)
             return gs.out.copy()
 
         x = x0 + 0.01
         fx = cost(x)[0]
         f = bio2.line_search(x, fx, ex, prob, goal_scratch(n), line_scratch(n), np.array([5], dtype=np.uint64), 8, 1e-7,
-                             bio2.QUADRATIC, False, np.inf)
+                             bio2.QUADRATIC, False, np.inf, ALL_KINDS)
         assert f < fx and f == pytest.approx(cost(x)[0], rel=1e-9)
         ends[secondary_weight] = x.copy()
     # the secondary cost bends the path: the search ends elsewhere

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import bioik
+from bioik.goals.kernels import ALL_KINDS
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.frames import qmul
 from bioik.kinematics.jacobian import fk_jacobians
@@ -46,7 +47,7 @@ def evolve_with(ur5_model, mom_mix, per_gene=False, gens=20, pose_only=True, rot
     pop = bio2.Species(genes, np.zeros((2, n)), fit, poff)
     gs = bio2.GoalScratch(np.empty((1, 7)), np.empty(8), np.empty((8, n)), np.empty((32, 3)), np.empty(2))
     bio2.evolve(pop, bio2.pool_scratch(2, 16, n, 6), ex, prob, gs, bio2.NORMALS, np.array([11], dtype=np.uint64), gens,
-                mom_mix, per_gene, False, pose_only, np.inf)
+                mom_mix, per_gene, False, pose_only, np.inf, ALL_KINDS)
     return pop
 
 

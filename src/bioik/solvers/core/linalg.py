@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
-from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.goals.kernels import ALL_KINDS, KIND, OUT1, SECONDARY, other_residual
+from bioik.kinematics.frames import JIT, KERNEL, YES
 
 
 @njit(inline="always", **JIT)
@@ -174,6 +174,13 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je,
     written out: ∂r/∂q is J_v for the position rows and ½(0, J_ω)⊗q_E for the quaternion
     rows); the others go through `goal_residual`.
     """
+    return stack_residuals_with(ALL_KINDS, gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, secondary)
+
+
+@njit(inline="always", **JIT)
+def stack_residuals_with(kinds, gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je, secondary):
+    """`stack_residuals` for `kinds` (`bioik.goals.kernels.ALL_KINDS`, or POSE_ONLY in a
+    kernel that only ever sees pose-type goals: it then compiles without the other kinds)."""
     rows = 0
     n = q.shape[0]
     for g in range(gi.shape[0]):
@@ -208,7 +215,7 @@ def stack_residuals(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, scratch, e, Je,
                     Je[rows + 3, v] = h * (az * qw + ax * qy - ay * qx)
                 rows += 4
             continue
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, True, scratch)
+        d = other_residual(kinds, gi, gf, g, frames, J, q, vdata, aux, r, Jr, YES, scratch)
         for i in range(d):
             e[rows + i] = w * r[i]
             for v in range(n):

@@ -69,7 +69,7 @@ from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
 from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.fk import fk_frames
-from bioik.kinematics.frames import JIT, qmul
+from bioik.kinematics.frames import JIT, NO, qmul
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
@@ -173,7 +173,7 @@ def fitness(ctx, x, rng, balanced):
                 delta = np.sqrt(bx * bx + by * by + bz * bz)
                 total += gw[g] * (w * rebalanced(d_t, geo[g, 3], delta) + (1.0 - w) * d_r)
         else:
-            size = goal_residual(gi, gf, g, frames, J, x, vdata, aux, r, Jr, False, scratch)
+            size = goal_residual(gi, gf, g, frames, J, x, vdata, aux, r, Jr, NO, scratch)
             s = 0.0
             for k in range(size):
                 s += r[k] * r[k]

@@ -46,7 +46,7 @@ from numba import njit
 from bioik.goals.acceptance import acceptable_cost, goal_errors
 from bioik.goals.kernels import SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, NO
 from bioik.model.robot_model import REVOLUTE
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
@@ -137,7 +137,7 @@ def gd_search(ibuf, fbuf, q, settings, run, stats):
         c = it % chains
         qc = Q[c]
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, False)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, NO)
         if E < best_E:
             best_E = E
             best[:] = qc

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bioik.goals.kernels import POSE_ONLY
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
 from bioik.kinematics.frames import JIT
 from bioik.solvers.local.twist import twist_state
@@ -73,7 +74,7 @@ def jac_search(ibuf, fbuf, q, settings, run, stats):
     restarts = 0
     success = False
     while True:
-        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode)
+        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode, POSE_ONLY)
         if E < best_E:
             best_E = E
             best[:] = qc

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bioik.goals.kernels import POSE_ONLY
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, NO
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.islands import raise_flag
 from bioik.solvers.core.pose_query import search_query
@@ -39,7 +40,7 @@ def kdl_search(ibuf, fbuf, q, settings, run, stats):
 
     settings: attempt_iterations, min_step, tolerance_scale. run/stats: as `lm_search`.
     """
-    return kdl_race(ibuf, fbuf, q, settings, run, stats, np.zeros(1, dtype=np.int64), False)
+    return kdl_race(ibuf, fbuf, q, settings, run, stats, np.zeros(1, dtype=np.int64), NO)
 
 
 @njit(**JIT)
@@ -62,7 +63,7 @@ def kdl_race(ibuf, fbuf, q, settings, run, stats, stop, announce):
 
     walk = Walk(q.copy(), q.copy(), np.zeros(n), q.copy(), e, Je)
     limits = Limits(deadline, max_iterations, attempt_max, min_step, 2.0, stop)
-    success, it, restarts, _ = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, pinv_direction, ())
+    success, it, restarts, _ = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, pinv_direction, (), POSE_ONLY)
     if success and announce:
         raise_flag(stop)
     q[:] = walk.best

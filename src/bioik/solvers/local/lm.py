@@ -31,7 +31,7 @@ from numba import njit
 from bioik.goals.acceptance import acceptable_cost, goal_cost_bound, goal_errors
 from bioik.goals.kernels import SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, NO, YES
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.batch import batch_queries
 from bioik.solvers.core.clock import now
@@ -132,7 +132,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
     success = False
     while True:
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, qc, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, False)
+        rows, E = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, e, Je, NO)
         if E < best_E:
             best_E = E
             best[:] = qc
@@ -189,7 +189,7 @@ def lm_search(ibuf, fbuf, q, settings, run, stats):
                 break
         E_prev = E
         if has_secondary and not restarted:  # secondary goals act in the null space of the primary ones
-            srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, es, Js, True)
+            srows, _ = stack_residuals(gi, gf, gw, frames, J, qc, vdata, aux, r, Jr, scratch, es, Js, YES)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)
         for i in range(n):
             x = qc[i] + dq[i]

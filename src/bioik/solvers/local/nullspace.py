@@ -25,9 +25,9 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import goal_errors
-from bioik.goals.kernels import SECONDARY, SIZE
+from bioik.goals.kernels import ALL_KINDS, SECONDARY, SIZE
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RESTARTS, unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, YES
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.local.twist import Limits, Walk, backtracking_search, twist_errors
 from bioik.solvers.core.batch import batch_queries
@@ -61,7 +61,7 @@ def secondary_task(prob, kin, q, es, Js, has_secondary, gain, centre, b):
     n = q.shape[0]
     if has_secondary:
         _, frames, J, r, Jr, scratch, _ = kin
-        srows, _ = stack_residuals(prob.gi, prob.gf, prob.gw, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, es, Js, True)
+        srows, _ = stack_residuals(prob.gi, prob.gf, prob.gw, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, es, Js, YES)
         for v in range(n):
             s = 0.0
             for i in range(srows):
@@ -129,7 +129,8 @@ def nullspace_search(ibuf, fbuf, q, settings, run, stats):
     extra = (es, Js, has_secondary, gain, centre, b)
     walk = Walk(qc, q.copy(), qdot, best, xi, Je)
     limits = Limits(deadline, max_iterations, attempt_max, min_step, growth, np.zeros(1, dtype=np.int64))
-    success, it, restarts, rows = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, null_space_direction, extra)
+    success, it, restarts, rows = backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, null_space_direction, extra,
+                                                       ALL_KINDS)
     if success:  # optional refinement: null-space steps that keep the goals met
         alpha = 1.0
         fresh = True

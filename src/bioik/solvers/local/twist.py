@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
+from bioik.goals.acceptance import goal_errors_with
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1, SECONDARY
 from bioik.kinematics.frames import JIT, qmul
@@ -85,26 +85,28 @@ class Limits(NamedTuple):
 
 
 @njit(inline="always", **JIT)
-def twist_state(prob, kin, q, e, Je, gt, mode):
+def twist_state(prob, kin, q, e, Je, gt, mode, kinds):
     """Exact FK and Jacobians at q (into the `kinematic_buffers` kin), the stacked twist
     errors (`twist_errors`) into e, Je; returns (rows, squared error, q passes the
-    acceptance test at tolerances gt)."""
+    acceptance test at tolerances gt). kinds: `bioik.goals.kernels.ALL_KINDS`, or POSE_ONLY
+    for a solver of pose-type goals only."""
     seg, frames, J, r, Jr, scratch, errors = kin
     fk_jacobians(prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf, q, seg, frames, J)
     rows = twist_errors(prob.gi, prob.gf, frames, J, e, Je)
     E = 0.0
     for i in range(rows):
         E += e[i] * e[i]
-    return rows, E, goal_errors(prob.gi, prob.gf, gt, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, mode, errors)
+    return rows, E, goal_errors_with(kinds, prob.gi, prob.gf, gt, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, mode,
+                                     errors)
 
 
 @njit(inline="always", **JIT)
-def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction, extra):
+def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction, extra, kinds):
     """Run the loop from walk.qc (see the module docstring); the best configuration goes
     to walk.best. direction(prob, kin, qc, rows, e, Je, step, extra) writes the step d
     into step (e, Je: the stacked twist errors and their Jacobian at qc; extra: the
-    family's own arguments). kin: the `kinematic_buffers`. Returns (success, iterations,
-    restarts, rows of the last twist errors)."""
+    family's own arguments). kin: the `kinematic_buffers`; kinds: as `twist_state`.
+    Returns (success, iterations, restarts, rows of the last twist errors)."""
     bounds = prob.bounds
     lo, hi, slo, shi = bounds[0], bounds[1], bounds[2], bounds[3]
     qc, q_prev, step, best, e, Je = walk.qc, walk.q_prev, walk.step, walk.best, walk.e, walk.Je
@@ -119,7 +121,7 @@ def backtracking_search(prob, kin, walk, limits, gt_inner, mode, rng, direction,
     restarts = 0
     success = False
     while True:
-        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode)
+        rows, E, met = twist_state(prob, kin, qc, e, Je, gt_inner, mode, kinds)
         if E < best_E:
             best_E = E
             best[:] = qc

@@ -45,8 +45,9 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.acceptance import goal_errors
+from bioik.goals.kernels import ALL_KINDS
 from bioik.problem.layout import unpack
-from bioik.kinematics.frames import JIT
+from bioik.kinematics.frames import JIT, NO
 from bioik.kinematics.extrapolate import curvature
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.evolutionary.bio2 import (
@@ -111,14 +112,15 @@ def evolve_island(ibuf, fbuf, genes, moms, fit, before, best, best_fit, settings
         sp = Species(genes[s], moms[s], fit[s], poff)
         for k in range(P):
             offsets(J0, Q0, x0, sp.genes, k, poff, k)
-            score(prob, ex, poff, k, sp.genes, k, gs, pose_only)
+            score(prob, ex, poff, k, sp.genes, k, gs, pose_only, ALL_KINDS)
             fit[s, k] = gs.out[0]
         if fit[s, 0] < best_fit[0]:
             best_fit[0] = fit[s, 0]
             best[:] = x0
         before[s] = fit[s, 0]
         # 2. evolution on the extrapolated model
-        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, per_gene, has_secondary, pose_only, deadline)
+        evolve(sp, pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, per_gene, has_secondary, pose_only, deadline,
+               ALL_KINDS)
         if now() > deadline:  # many species: the rest wait for the next step
             break
     return -1
@@ -157,7 +159,7 @@ def primary_cost(ibuf, fbuf, x, seg, frames, J, r, Jr, scratch, e, Je, grad):
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     fk_jacobians(seg_i, seg_f, out_seg, out_tf, x, seg, frames, J)
-    rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, aux, r, Jr, scratch, e, Je, False)
+    rows, E = stack_residuals(gi, gf, gw, frames, J, x, vdata, aux, r, Jr, scratch, e, Je, NO)
     for v in range(x.shape[0]):
         acc = 0.0
         for k in range(rows):

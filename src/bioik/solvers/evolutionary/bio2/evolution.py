@@ -22,7 +22,7 @@ from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION
 from bioik.goals.kernels import KIND, OUT1, SECONDARY
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.kinematics.frames import JIT, KERNEL, ZERO
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.rng import next_u64, randint
 from bioik.solvers.evolutionary.bio2.model import (SQUARE_QUATERNION, full_score, goal_model, model_cost,
@@ -316,14 +316,14 @@ def select(sp, pool, rng, has_secondary, mom_mix):
 
 
 @njit(**KERNEL)
-def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_secondary, pose_only, deadline):
+def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_secondary, pose_only, deadline, kinds):
     """`gens` generations of one species (`Species`, best first, updated in place) on the
     step's model `ex` (step 2 of the module doc); the pool's size sets child_count. Past
     the deadline (read every 4th generation) the species keeps the generations it has.
     per_gene: a mutation rate per gene, not per child (`draw_mutation_rates`).
 
     Children are scored by `score_pose_children` when every goal is pose-type, else one by
-    one by `full_score` (scratch gs). The normal deviates of a generation start at one
+    one by `full_score` (scratch gs; `kinds`: see there). The normal deviates of a generation start at one
     random row of the table seen as rows of C, as the reference implementation reads them
     from one random offset.
     """
@@ -349,7 +349,7 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_se
                     crow[0, k] = co[k, c]
                 for v in range(n):
                     cq[0, v] = cg[v, c]
-                full_score(prob, ex, crow, 0, cq, 0, gs)
+                full_score(prob, ex, crow, ZERO, cq, ZERO, gs, kinds)
                 cf[0, c] = gs.out[0]
                 cf[1, c] = gs.out[1]
         select(sp, pool, rng, has_secondary, mom_mix)

@@ -23,13 +23,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.goals.acceptance import goal_errors_with
+from bioik.kinematics.frames import JIT, KERNEL, NO, YES
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.solvers.core.clock import now
 from bioik.solvers.core.components import component_costs, component_step
 from bioik.solvers.core.linalg import (SECONDARY_RATIO_MAX, held_step, limit_sides, null_space_step,
-                                       shrink_secondary_bound, stack_residuals)
+                                       shrink_secondary_bound, stack_residuals_with)
 from bioik.solvers.core.rng import uniform
 from bioik.solvers.evolutionary.bio2.model import (SQUARE_QUATERNION, goal_model, model_cost, offsets, score,
                                                    square_quaternion_model)
@@ -176,7 +176,7 @@ def line_search_single(x, fx, ex, bounds, ls, rng, gens, h, variant, deadline):
 
 
 @njit(**KERNEL)
-def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadline):
+def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadline, kinds):
     """Memetic local search on the extrapolated model from x (updated in place); returns
     its primary cost (fx: the primary cost at x). Quadratic (eq. 3.3) or linear (R 3.5.2)
     step along the L1-normalised forward-difference gradient of the primary + secondary
@@ -184,7 +184,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
     model is quadratic in each gene (J0·Δ + Q0·Δ²), so the offsets of x ± d and of the
     step's end follow from those of x, the linear part J0·d + 2·Q0·(Δ∘d) and the
     quadratic part Q0·d² (recomputed only when the step is clamped). Candidates are scored
-    by `score` (scratch gs)."""
+    by `score` (scratch gs; `kinds`: as `full_score`)."""
     x0, J0, Q0 = ex.x0, ex.J0, ex.Q0
     lo, hi = prob.bounds[0], prob.bounds[1]
     toff, xt, grad, d, f2 = ls.toff, ls.xt, ls.grad, ls.d, gs.out
@@ -193,7 +193,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
     for v in range(n):
         xt[0, v] = x[v]
     offsets(J0, Q0, x0, xt, 0, toff, 1)  # row 1: the offsets at x
-    score(prob, ex, toff, 1, xt, 0, gs, pose_only)
+    score(prob, ex, toff, 1, xt, 0, gs, pose_only, kinds)
     fa = fx + f2[1]  # primary + secondary at x
     sign = h if uniform(rng) < 0.5 else -h
     for it in range(gens):
@@ -204,7 +204,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
             t = (2.0 * (x[v] - x0[v]) + sign) * sign
             for k in range(L):
                 toff[0, k] = toff[1, k] + J0[k, v] * sign + Q0[k, v] * t
-            score(prob, ex, toff, 0, xt, 0, gs, pose_only)
+            score(prob, ex, toff, 0, xt, 0, gs, pose_only, kinds)
             xt[0, v] = x[v]
             grad[v] = (f2[0] + f2[1] - fa) / sign
         norm = 0.0
@@ -227,7 +227,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
                 xt[0, v] = x[v] + sgn * d[v]
             for k in range(L):
                 toff[0, k] = toff[1, k] + sgn * toff[2, k] + toff[4, k]
-            score(prob, ex, toff, 0, xt, 0, gs, pose_only)
+            score(prob, ex, toff, 0, xt, 0, gs, pose_only, kinds)
             toff[3, 0 if sgn < 0.0 else 1] = f2[0] + f2[1]
         step = memetic_step(fa, toff[3, 0], toff[3, 1], variant)
         if step != step:  # NaN: no descent step
@@ -243,7 +243,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
             s2 = step * step
             for k in range(L):
                 toff[0, k] = toff[1, k] + step * toff[2, k] + s2 * toff[4, k]
-        score(prob, ex, toff, 0, xt, 0, gs, pose_only)
+        score(prob, ex, toff, 0, xt, 0, gs, pose_only, kinds)
         if not f2[0] < fx:
             break
         for v in range(n):
@@ -256,7 +256,7 @@ def line_search(x, fx, ex, prob, gs, ls, rng, gens, h, variant, pose_only, deadl
 
 
 @njit(**KERNEL)
-def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline):
+def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_ratio, mode, has_secondary, deadline, kinds):
     """`bio2_lm`'s memetic step: damped Gauss–Newton (LM, λ = k·E, every step taken, the
     joints pressing against a limit held as in `lm`; pose-type goals that share no joint
     stepped as independent sub-problems, each damped by its own cost, as `lm` does) on the
@@ -266,7 +266,8 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     stall_ratio × its previous value twice in a row (as an `lm` attempt), from x = ex.x0.
     x ends at the best point seen, with its exact frames and Jacobians in ex.frames0 and
     ex.J0. Returns (x passes the acceptance test, primary cost at x). seg: FK scratch;
-    errors: the acceptance test's; lm_work: LM scratch (see `bio2_search`)."""
+    errors: the acceptance test's; lm_work: LM scratch (see `bio2_search`); kinds: as
+    `bio2.model.full_score`."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, aux, lo, hi = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds[0], prob.bounds[1]
     x, frames, J, r, Jr, scratch = ex.x0, ex.frames0, ex.J0, gs.r, gs.Jr, gs.scratch
@@ -280,8 +281,8 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
     ratio = SECONDARY_RATIO_MAX if has_secondary else 0.0
     for it in range(iterations + 1):
         fk_jacobians(seg_i, seg_f, out_seg, out_tf, xt, seg, frames, J)
-        rows, E = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, e, Je, False)
-        if goal_errors(gi, gf, gt, frames, J, xt, vdata, aux, r, Jr, scratch, mode, errors):
+        rows, E = stack_residuals_with(kinds, gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, e, Je, NO)
+        if goal_errors_with(kinds, gi, gf, gt, frames, J, xt, vdata, aux, r, Jr, scratch, mode, errors):
             for v in range(n):
                 x[v] = xt[v]
             return True, 2.0 * E
@@ -306,7 +307,7 @@ def lm_memetic(prob, ex, seg, gs, errors, lm_work, iterations, lam_k, stall_rati
             if not held_step(Je, e, rows, n, lam, M, b, dq, side, N, rhs):
                 break
         if has_secondary:
-            srows, _ = stack_residuals(gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, es, Js, True)
+            srows, _ = stack_residuals_with(kinds, gi, gf, gw, frames, J, xt, vdata, aux, r, Jr, scratch, es, Js, YES)
             null_space_step(Je, rows, Js, es, srows, n, lam, lam + 1e-9, ratio, dq, ns)
         for v in range(n):
             xt[v] = min(max(xt[v] + dq[v], lo[v]), hi[v])

@@ -17,9 +17,9 @@ import numpy as np
 from numba import njit
 
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import KIND, OUT1, SECONDARY, goal_residual
+from bioik.goals.kernels import KIND, OUT1, SECONDARY, other_residual
 from bioik.goals.pose import pose_weights
-from bioik.kinematics.frames import JIT, qmul
+from bioik.kinematics.frames import JIT, NO, qmul
 
 
 @njit(inline="always", **JIT)
@@ -197,9 +197,11 @@ def pose_score(gi, models, off, row, out):
 
 
 @njit(**JIT)
-def full_score(prob, ex, off, row, X, xrow, gs):
+def full_score(prob, ex, off, row, X, xrow, gs, kinds):
     """`pose_score` plus every other compiled goal (on the predicted frames) for the
-    configuration X[xrow] with predicted offsets off[row] → gs.out (2,)."""
+    configuration X[xrow] with predicted offsets off[row] → gs.out (2,). kinds: ALL_KINDS,
+    or POSE_ONLY to compile without the goal kinds that are not pose-type
+    (`bioik.goals.kernels`)."""
     gi, gf, gw, vdata, aux = prob.gi, prob.gf, prob.gw, prob.vdata, prob.aux
     frames0, work, out = ex.frames0, gs.work, gs.out
     pose_score(gi, ex.models, off, row, out)
@@ -215,7 +217,7 @@ def full_score(prob, ex, off, row, X, xrow, gs):
         kind = gi[g, KIND]
         if kind == POSE or kind == POSITION or kind == ORIENTATION or kind == PYTHON:
             continue
-        size = goal_residual(gi, gf, g, work, ex.J0, q, vdata, aux, r, gs.Jr, False, gs.scratch)
+        size = other_residual(kinds, gi, gf, g, work, ex.J0, q, vdata, aux, r, gs.Jr, NO, gs.scratch)
         c = 0.0
         for k in range(size):
             c += r[k] * r[k]
@@ -223,10 +225,10 @@ def full_score(prob, ex, off, row, X, xrow, gs):
 
 
 @njit(inline="always", **JIT)
-def score(prob, ex, off, row, X, xrow, gs, pose_only):
+def score(prob, ex, off, row, X, xrow, gs, pose_only, kinds):
     """Cost of X[xrow] with predicted offsets off[row] → gs.out: the fast path when all
     goals are pose-type, else `full_score`."""
     if pose_only:
         pose_score(prob.gi, ex.models, off, row, gs.out)
     else:
-        full_score(prob, ex, off, row, X, xrow, gs)
+        full_score(prob, ex, off, row, X, xrow, gs, kinds)

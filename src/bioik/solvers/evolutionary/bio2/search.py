@@ -45,11 +45,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
+from bioik.goals.acceptance import goal_errors_with
 from bioik.goals.base import ORIENTATION, POSE, POSITION, PYTHON
-from bioik.goals.kernels import KIND, MAX_LINK_ROWS, SECONDARY, SIZE
+from bioik.goals.kernels import ALL_KINDS, KIND, MAX_LINK_ROWS, POSE_ONLY, SECONDARY, SIZE
 from bioik.kinematics.extrapolate import curvature
-from bioik.kinematics.frames import JIT, KERNEL
+from bioik.kinematics.frames import JIT, KERNEL, ZERO
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.problem import Problem
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED, STATS_SLOTS, unpack
@@ -196,7 +196,7 @@ def bio2_search(ibuf, fbuf, q, settings, run, stats, normals):
     All `threads` islands are stepped in turn in this thread (`island_search`).
     """
     islands = int(settings[SETTING.threads])
-    return island_search(ibuf, fbuf, q, settings, run, stats, normals, 0, islands, np.zeros(1, dtype=np.int64))[0]
+    return island_search(ibuf, fbuf, q, settings, run, stats, normals, ZERO, islands, np.zeros(1, dtype=np.int64))[0]
 
 
 @njit(**JIT)
@@ -226,6 +226,22 @@ def initial_genes(q, I, S, P, first, lm, random_init, rng, slo, shi):
 def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, stop):
     """Islands first … first+count−1 of a BioIK 2 search, stepped in turn (`bio2_search`'s
     arguments); returns (success, the best configuration's cost), q ← that configuration.
+    `islands_with` does the work, for goals of every kind."""
+    return islands_with(ALL_KINDS, ibuf, fbuf, q, settings, run, stats, normals, first, count, stop)
+
+
+@njit(**JIT)
+def bio2_pose_search(ibuf, fbuf, q, settings, run, stats, normals):
+    """`bio2_search` for a problem of pose-type goals only (the one-call pose query): the
+    same search, compiled without the other goal kinds (POSE_ONLY)."""
+    islands = int(settings[SETTING.threads])
+    stop = np.zeros(1, dtype=np.int64)
+    return islands_with(POSE_ONLY, ibuf, fbuf, q, settings, run, stats, normals, ZERO, islands, stop)[0]
+
+
+@njit(inline="always", **JIT)
+def islands_with(kinds, ibuf, fbuf, q, settings, run, stats, normals, first, count, stop):
+    """`island_search` for `kinds` (`bioik.goals.kernels.ALL_KINDS` or POSE_ONLY).
 
     Allocates the population and scratch, then runs `bio2_steps`. The RNG starts at the
     run's seed (a random start draws from it, so every island starts at the same q); an
@@ -266,18 +282,19 @@ def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, st
     ls = LineScratch(np.empty((5, L)), np.empty((1, n)), np.empty(n), np.empty(M), np.empty((10, M)))
     work = Work(population, ex, poff, pool, gs, ls, np.empty(n), seg, errors, lm_work,
                 workspace(np.empty(workspace_size(seg_i.shape[0], n)), seg_i, n))
-    success, best_fit = bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), work, stop)
+    success, best_fit = bio2_steps(prob, q, settings, run, stats, rng, normal_table(normals, n, C, rng), work, stop, kinds)
     if success or now() > run[DEADLINE]:
         raise_flag(stop)
     return success, best_fit
 
 
 @njit(**KERNEL)
-def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
+def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop, kinds):
     """The steps of the population's islands, in turn, until success, the step budget, the
     deadline or the stop flag (read between species); q ← the best configuration. Returns
-    (success, that configuration's cost). Allocation-free, so compiled without reference
-    counting (the population's views cost nothing per species)."""
+    (success, that configuration's cost). kinds: as `bio2.model.full_score` (POSE_ONLY in
+    the pose query). Allocation-free, so compiled without reference counting (the
+    population's views cost nothing per species)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
     slo, shi = bounds[2], bounds[3]
@@ -314,7 +331,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                 if variant == LM:  # its cost when the step starts, before the LM memetics
                     before[s] = fit[i, s, 0]
                 fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
-                if goal_errors(gi, gf, gt, frames0, J0, x0, vdata, aux, r, Jr, scratch, mode, errors):
+                if goal_errors_with(kinds, gi, gf, gt, frames0, J0, x0, vdata, aux, r, Jr, scratch, mode, errors):
                     for v in range(n):
                         best[v] = x0[v]
                     success = True
@@ -326,7 +343,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                             fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
                     else:
                         found, E = lm_memetic(prob, ex, seg, gs, errors, work.lm, opt_gens, lam_k, lm_stall, mode,
-                                              has_secondary, deadline)
+                                              has_secondary, deadline, kinds)
                     if found:
                         for v in range(n):
                             best[v] = x0[v]
@@ -339,7 +356,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                 sp = Species(genes[i, s], moms[i, s], fit[i, s], work.poff)
                 for k in range(P):
                     offsets(J0, Q0, x0, sp.genes, k, sp.poff, k)
-                    score(prob, ex, sp.poff, k, sp.genes, k, gs, pose_only)
+                    score(prob, ex, sp.poff, k, sp.genes, k, gs, pose_only, kinds)
                     fit[i, s, k] = gs.out[0]
                 if fit[i, s, 0] < best_fit:
                     best_fit = fit[i, s, 0]
@@ -349,7 +366,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                     before[s] = fit[i, s, 0]
                 # 2. evolution on the extrapolated model
                 evolve(sp, work.pool, ex, prob, gs, normals, rng, evo_gens, mom_mix, per_gene, has_secondary, pose_only,
-                       deadline)
+                       deadline, kinds)
                 # 3. memetics on the elites (the population is sorted, best first)
                 if variant == QUADRATIC or variant == LINEAR:
                     for k in range(elites):
@@ -358,7 +375,8 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
                         if single_pose and L == 6:
                             fx = line_search_single(x, fit[i, s, k], ex, bounds, ls, rng, opt_gens, h, variant, deadline)
                         else:
-                            fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only, deadline)
+                            fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only, deadline,
+                                             kinds)
                         if fx < fit[i, s, k]:
                             for v in range(n):
                                 genes[i, s, k, v] = x[v]
@@ -398,8 +416,8 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop):
 
 @njit(**JIT)
 def bio2_pose_query(ibuf, fbuf, row, q, io, normals):
-    """`bio2_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
-    return search_query(ibuf, fbuf, row, q, io, bio2_search, (normals,))
+    """`bio2_pose_search` as a whole query for one pose-type goal (`bioik.solvers.core.pose_query`)."""
+    return search_query(ibuf, fbuf, row, q, io, bio2_pose_search, (normals,))
 
 
 @njit(**JIT)
