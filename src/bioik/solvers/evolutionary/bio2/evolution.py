@@ -322,10 +322,10 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_se
     the deadline (read every 4th generation) the species keeps the generations it has.
     per_gene: a mutation rate per gene, not per child (`draw_mutation_rates`).
 
-    Children are scored by `score_pose_children` when every goal is pose-type, else one by
-    one by `full_score` (scratch gs; `kinds`: see there). The normal deviates of a generation start at one
-    random row of the table seen as rows of C, as the reference implementation reads them
-    from one random offset.
+    Children are scored by `score_pose_children` when every goal is pose-type (always with
+    kinds POSE_ONLY), else one by one by `full_score` (scratch gs; `kinds`: see there). The
+    normal deviates of a generation start at one random row of the table seen as rows of C,
+    as the reference implementation reads them from one random offset.
     """
     cg, cf, co, crow, cq = pool.cg, pool.cf, pool.co, pool.crow, pool.cq
     P, n = sp.genes.shape
@@ -341,7 +341,7 @@ def evolve(sp, pool, ex, prob, gs, normals, rng, gens, mom_mix, per_gene, has_se
         row0 = randint(rng, rows - n + 1)
         draw_mutation_rates(rng, pool.rate, per_gene)
         reproduce(sp, pool, ex, prob.bounds, N, row0)
-        if pose_only:
+        if kinds is None or pose_only:
             score_pose_children(prob.gi, ex.models, co, cf)
         else:
             for c in range(C):

@@ -227,8 +227,8 @@ def full_score(prob, ex, off, row, X, xrow, gs, kinds):
 @njit(inline="always", **JIT)
 def score(prob, ex, off, row, X, xrow, gs, pose_only, kinds):
     """Cost of X[xrow] with predicted offsets off[row] → gs.out: the fast path when all
-    goals are pose-type, else `full_score`."""
-    if pose_only:
+    goals are pose-type (always with kinds POSE_ONLY), else `full_score`."""
+    if kinds is None or pose_only:
         pose_score(prob.gi, ex.models, off, row, gs.out)
     else:
         full_score(prob, ex, off, row, X, xrow, gs, kinds)

@@ -232,8 +232,8 @@ def island_search(ibuf, fbuf, q, settings, run, stats, normals, first, count, st
 
 @njit(**JIT)
 def bio2_pose_search(ibuf, fbuf, q, settings, run, stats, normals):
-    """`bio2_search` for a problem of pose-type goals only (the one-call pose query): the
-    same search, compiled without the other goal kinds (POSE_ONLY)."""
+    """`bio2_search` for one primary pose-type goal (the one-call pose query): the same
+    search, compiled with its single-pose paths only (POSE_ONLY, see `bio2_steps`)."""
     islands = int(settings[SETTING.threads])
     stop = np.zeros(1, dtype=np.int64)
     return islands_with(POSE_ONLY, ibuf, fbuf, q, settings, run, stats, normals, ZERO, islands, stop)[0]
@@ -292,8 +292,9 @@ def islands_with(kinds, ibuf, fbuf, q, settings, run, stats, normals, first, cou
 def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop, kinds):
     """The steps of the population's islands, in turn, until success, the step budget, the
     deadline or the stop flag (read between species); q ← the best configuration. Returns
-    (success, that configuration's cost). kinds: as `bio2.model.full_score` (POSE_ONLY in
-    the pose query). Allocation-free, so compiled without reference counting (the
+    (success, that configuration's cost). kinds: ALL_KINDS, or POSE_ONLY in the one-pose
+    query only: its problem is always one primary pose-type goal, so the single-pose paths
+    are the only ones compiled (LM attempt, line search, scoring). Allocation-free, so compiled without reference counting (the
     population's views cost nothing per species)."""
     seg_i, seg_f, out_seg, out_tf = prob.seg_i, prob.seg_f, prob.out_seg, prob.out_tf
     gi, gf, gw, gt, vdata, aux, bounds = prob.gi, prob.gf, prob.gw, prob.gt, prob.vdata, prob.aux, prob.bounds
@@ -337,7 +338,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop, kinds):
                     success = True
                     break
                 if variant == LM:  # beyond [R] and [E]: LM on exact FK first, then evolve around it
-                    if single_pose:
+                    if kinds is None or single_pose:  # POSE_ONLY: the pose query, a single pose always
                         found, E, _ = pose_attempt(prob, x0, opt_gens, lam_k, lm_stall, gt[0, 0], gt[0, 1], mode, work.pose, deadline)
                         if not found:
                             fk_jacobians(seg_i, seg_f, out_seg, out_tf, x0, seg, frames0, J0)
@@ -372,7 +373,7 @@ def bio2_steps(prob, q, settings, run, stats, rng, normals, work, stop, kinds):
                     for k in range(elites):
                         for v in range(n):
                             x[v] = genes[i, s, k, v]
-                        if single_pose and L == 6:
+                        if kinds is None or (single_pose and L == 6):
                             fx = line_search_single(x, fit[i, s, k], ex, bounds, ls, rng, opt_gens, h, variant, deadline)
                         else:
                             fx = line_search(x, fit[i, s, k], ex, prob, gs, ls, rng, opt_gens, h, variant, pose_only, deadline,
