@@ -5,7 +5,9 @@ compiles in silence looks broken.
 `NOTICE_AFTER` seconds it logs (logger "bioik", a warning: shown on stderr by default)
 that it is compiling, then every `PROGRESS_EVERY` seconds how long it has taken, how many
 kernels are compiled and which one is compiling now (numba's "numba:compile" events of
-the block's own thread); at the end, how long the block took. Kernels loaded from numba's
+the block's own thread); at the end, how long the block took. A command that prepares
+several solvers names its step around each (`compile_step("solver 2 of 3")`), and the
+notices say it, so a first run also tells how far the whole command is. Kernels loaded from numba's
 disk cache raise no such event, so a warm run says nothing.
 """
 
@@ -16,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from numba.core import event
 
@@ -25,6 +28,9 @@ log = logging.getLogger("bioik")
 NOTICE_AFTER = 1.0
 #: Seconds between two progress lines while it compiles.
 PROGRESS_EVERY = 10.0
+
+#: The step of a longer command the notices name (`compile_step`); "" outside one.
+_STEP: ContextVar[str] = ContextVar("bioik_compile_step", default="")
 
 
 class _Compiles(event.Listener):
@@ -55,6 +61,8 @@ def compile_notice(what: str) -> Iterator[None]:
     """Log the compiling of `what` (e.g. "the lm kernels") while the block takes longer
     than NOTICE_AFTER seconds: a first line, progress lines, and the time it took."""
     t0 = time.monotonic()
+    step = _STEP.get()
+    what = f"{what} ({step})" if step else what
     compiles = _Compiles(threading.get_ident())
     stop = threading.Event()
 
@@ -76,3 +84,14 @@ def compile_notice(what: str) -> Iterator[None]:
         event.unregister("numba:compile", compiles)
         if time.monotonic() - t0 > NOTICE_AFTER:
             log.warning("bioik: %s ready after %.1f s (%s)", what, time.monotonic() - t0, compiles.status())
+
+
+@contextmanager
+def compile_step(step: str) -> Iterator[None]:
+    """Name the step of a longer command ("solver 2 of 3") in the compile notices of the
+    block (in this thread or context)."""
+    token = _STEP.set(step)
+    try:
+        yield
+    finally:
+        _STEP.reset(token)

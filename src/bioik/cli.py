@@ -97,6 +97,7 @@ def cmd_warmup(args) -> None:
     from pathlib import Path
 
     import bioik
+    from bioik._compile_progress import compile_step
 
     compileall.compile_dir(Path(bioik.__file__).parent, quiet=2)  # a read-only install: nothing written, no harm
 
@@ -107,11 +108,12 @@ def cmd_warmup(args) -> None:
     # the one-call path (one pose goal) and the general path (several goals)
     structures = ([bioik.PoseGoal(tip, T)], [bioik.PositionGoal(tip, T[:3, 3]), bioik.OrientationGoal(tip, T[:3, :3])])
     start = time.monotonic()
-    for name in names:
+    for k, name in enumerate(names):
         t0 = time.monotonic()
         solver = bioik.Solver(robot, name)
-        for goals in structures:
-            solver.solve(goals, seed=robot.center(), max_iterations=1, random_seed=0)
+        with compile_step(f"solver {k + 1} of {len(names)}"):
+            for goals in structures:
+                solver.solve(goals, seed=robot.center(), max_iterations=1, random_seed=0)
         print(f"{name:<20} ready in {time.monotonic() - t0:6.1f} s", flush=True)
     print(f"{len(names)} solvers ready in {time.monotonic() - start:.1f} s")
 

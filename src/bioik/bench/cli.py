@@ -233,6 +233,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
     robot is left out for it."""
     import bioik
     from bioik.bench import peers
+    from bioik._compile_progress import compile_step
     from bioik.bench.runner import fixed_seed, warm_up
     from bioik.bench.store import ResultStore
     from bioik.bench.targets import (benchmark_tip, check_seed_mode, check_test, check_tips, default_seed_mode, generate,
@@ -275,10 +276,12 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
             if scenario_of(test):  # the stored targets exist, and are for this robot
                 generate(robots[name], test, plan.targets, plan.seed, tips[name])
     adapters: dict[tuple[str, str], Any] = {}
+    own = [s for s in plan.solvers if not peers.is_peer(s) and s not in SCENE_SOLVERS]  # decoupling warms up in its scene run
     for name, robot in robots.items():
         for s in plan.solvers:
-            if not peers.is_peer(s) and s not in SCENE_SOLVERS:  # decoupling warms up in its scene run
-                warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)  # an unknown parameter fails here, before any write
+            if s in own:  # a first run compiles here, one solver after another: the notices say which
+                with compile_step(f"solver {own.index(s) + 1} of {len(own)}"):  # an unknown parameter fails here, before writing
+                    warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)
             elif TIP_SEPARATOR in tips[name]:
                 _skip(f"skipping {s} on robot {name}: peers run pose goals on one tip; got {tips[name]}")
             elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
