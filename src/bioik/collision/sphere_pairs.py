@@ -10,6 +10,12 @@ The compiled cost charges only overlap beyond the slack. That is no longer conse
 — a pair may touch while its spheres overlap less than the slack — which is why
 `bioik.solve` with a scene checks every answer exactly before it counts.
 
+A pair with one link the robot's group cannot move (the base, or a link behind frozen
+joints: talos's right gripper while its right leg solves) meets its partner only in the
+poses the group reaches, with the frozen joints where they are: a hanging arm beside the
+thigh is a pose random whole-robot samples almost never show. Its slack is sampled in
+the group's own configurations (frozen values held), so it describes the problem solved.
+
 Computed once per robot, sphere cover and matrix (about a second) and cached in memory and
 on disk like the matrix itself.
 """
@@ -52,15 +58,20 @@ _lock = threading.Lock()
 def sphere_pairs(robot: Robot | RobotModel, spheres: SphereModel, acm: AllowedCollisions, *,
                  samples: int = DEFAULT_SAMPLES, seed: int = 0) -> SpherePairs:
     """The self-collision sphere pairs of `spheres` that `acm` checks, with their slack
-    (see the module docstring), from `samples` random configurations drawn with `seed`."""
+    (see the module docstring), from `samples` random configurations drawn with `seed`:
+    of the whole robot, or of `robot`'s group for a pair with one link it cannot move."""
     if int(samples) != samples or samples < 1:
         raise ValueError(f"samples must be an integer ≥ 1; got {samples!r}")
     model = robot.model if isinstance(robot, Robot) else robot
     index = acm.self_pairs(spheres)
+    anchored = _anchored(robot, spheres, index)
     h = hashlib.sha256(f"{model_digest(model)}|{int(samples)}|{int(seed)}|{_VERSION}".encode())
     for a in (spheres.link_of, spheres.centres, spheres.radii, index):
         h.update(np.ascontiguousarray(a).tobytes())
     h.update(repr((spheres.links, acm.checked)).encode())
+    if anchored.any():  # their slack depends on the group and where the rest is frozen
+        h.update(repr(robot.group.variables).encode())
+        h.update(np.ascontiguousarray(robot.frozen).tobytes())
     key = h.hexdigest()[:24]
     with _lock:
         hit = _memory.get(key)
@@ -69,7 +80,15 @@ def sphere_pairs(robot: Robot | RobotModel, spheres: SphereModel, acm: AllowedCo
     stored = _cache.load("sphere-pairs", key)
     slack = np.asarray(stored, dtype=float) if stored is not None and len(stored) == len(index) else None
     if slack is None:
-        slack = _slack(model, spheres, index, int(samples), int(seed))
+        slack = np.zeros(len(index))
+        rng = np.random.default_rng(int(seed))
+        movable = [j.name for j in model.joints if j.motions and j.mimic is None]
+        if movable and not anchored.all():
+            full = Robot(model, {"joints": movable})
+            free = ~anchored
+            slack[free] = _slack(model, spheres, index[free], full, full.random_configuration(rng, int(samples)))
+        if anchored.any():
+            slack[anchored] = _slack(model, spheres, index[anchored], robot, robot.random_configuration(rng, int(samples)))
         _cache.store("sphere-pairs", key, slack.tolist())
     out = SpherePairs(index, slack)
     for a in (out.index, out.slack):
@@ -79,8 +98,17 @@ def sphere_pairs(robot: Robot | RobotModel, spheres: SphereModel, acm: AllowedCo
     return out
 
 
-def _slack(model: RobotModel, spheres: SphereModel, index: np.ndarray, samples: int, seed: int) -> np.ndarray:
-    """Per pair, the deepest sphere overlap over the sampled configurations in which the
+def _anchored(robot: Robot | RobotModel, spheres: SphereModel, index: np.ndarray) -> np.ndarray:
+    """Per pair, does exactly one of its two links stay still while `robot`'s group moves?"""
+    if not isinstance(robot, Robot) or not len(index):
+        return np.zeros(len(index), dtype=bool)
+    still = np.array([name not in robot.moving_links for name in spheres.links], dtype=bool)
+    a, b = still[spheres.link_of[index[:, 0]]], still[spheres.link_of[index[:, 1]]]
+    return a != b
+
+
+def _slack(model: RobotModel, spheres: SphereModel, index: np.ndarray, robot: Robot, Q: np.ndarray) -> np.ndarray:
+    """Per pair, the deepest sphere overlap over `robot`'s configurations `Q` in which the
     two links' geometry does not collide (0 if it never overlaps there)."""
     slack = np.zeros(len(index))
     if not len(index):
@@ -88,12 +116,8 @@ def _slack(model: RobotModel, spheres: SphereModel, index: np.ndarray, samples: 
     from bioik.collision import _coal
 
     coal = _coal.coal
-    movable = [j.name for j in model.joints if j.motions and j.mimic is None]
-    if not movable:
-        return slack
     links = collision_links(model)
-    full = Robot(model, {"joints": movable})
-    poses = full.fk(full.random_configuration(np.random.default_rng(seed), samples), spheres.links)
+    poses = robot.fk(Q, spheres.links)
     per_sphere = poses[:, spheres.link_of]
     world = np.einsum("nsij,sj->nsi", per_sphere[:, :, :3, :3], spheres.centres) + per_sphere[:, :, :3, 3]
     i, j = index[:, 0], index[:, 1]

@@ -45,14 +45,15 @@ IMMOVABLE = -1
 
 
 def per_robot(cache: dict, robot: Robot, make: Callable[[Robot], T], *fields) -> T:
-    """make(robot), computed once per robot model and kept in a goal's `cache` (looking a
-    sphere cover up hashes the robot's collision meshes, too slow to repeat every solve),
-    and anew when `fields`, the values of the goal's fields that make reads, have changed
+    """make(robot), computed once per robot model, group and frozen values and kept in a
+    goal's `cache` (looking a sphere cover up hashes the robot's collision meshes, too slow
+    to repeat every solve; a group's self-collision slack depends on what it moves), and
+    anew when `fields`, the values of the goal's fields that make reads, have changed
     since (a field reassigned after the goal was built)."""
-    key = id(robot.model)
+    key, state = id(robot.model), (fields, robot.group.variables, robot.frozen.tobytes())
     hit = cache.get(key)
-    if hit is None or hit[0] is not robot.model or hit[1] != fields:
-        hit = cache[key] = (robot.model, fields, make(robot))
+    if hit is None or hit[0] is not robot.model or hit[1] != state:
+        hit = cache[key] = (robot.model, state, make(robot))
     return hit[2]
 
 
