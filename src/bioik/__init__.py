@@ -34,7 +34,7 @@ try:
                               MoveItConfigError as MoveItConfigError,
                               NetworkMismatchError as NetworkMismatchError, ParameterError as ParameterError,
                               ParameterTypeError as ParameterTypeError, PeerSkipped as PeerSkipped, ReachError as ReachError,
-                              SceneError as SceneError, SRDFError as SRDFError, UnknownNameError as UnknownNameError,
+                              SceneError as SceneError, SelfCollisionError as SelfCollisionError, SRDFError as SRDFError, UnknownNameError as UnknownNameError,
                               UnsupportedGoalsError as UnsupportedGoalsError, URDFError as URDFError)
     from bioik.goals import (AlignmentGoal as AlignmentGoal, AvoidJointLimitsGoal as AvoidJointLimitsGoal,
                              BalanceGoal as BalanceGoal, CenterJointsGoal as CenterJointsGoal, ClearanceGoal as ClearanceGoal,
@@ -83,7 +83,7 @@ __all__ = [
     # errors
     "BenchError", "BioikError", "GoalError", "GoalRegistryError", "GoalSetRefused", "GoalTypeError",
     "KinematicsConfigError", "MeshNotFoundError", "MoveItConfigError", "MissingNetworkError", "NetworkMismatchError", "ParameterError",
-    "ParameterTypeError", "PeerSkipped", "ReachError", "SceneError", "SRDFError", "UnknownNameError", "UnsupportedGoalsError",
+    "ParameterTypeError", "PeerSkipped", "ReachError", "SceneError", "SelfCollisionError", "SRDFError", "UnknownNameError", "UnsupportedGoalsError",
     "URDFError",
 ]
 

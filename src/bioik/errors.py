@@ -36,6 +36,11 @@ class SceneError(BioikError, ValueError):
     """A scene input error; the message names the file, obstacle and key involved."""
 
 
+class SelfCollisionError(BioikError, ValueError):
+    """Two links no active joint moves are in each other where the rest is frozen: every
+    configuration of the group collides; the message names the links and the remedies."""
+
+
 class MeshNotFoundError(BioikError, FileNotFoundError):
     """A link's collision mesh reference did not resolve to a file when the URDF was loaded."""
 

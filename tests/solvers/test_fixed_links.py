@@ -88,3 +88,21 @@ def test_a_fixed_link_inside_an_obstacle_is_refused_before_solving():
     scene.allow_contact("table", "base_link")
     scene.allow_contact("table", "shoulder_link")
     bioik.solve(ROBOT, goal, scene=scene, max_iterations=10)  # allowed: no error
+
+
+def test_frozen_links_in_each_other_are_refused_before_solving():
+    """The humanoid's left arm frozen through its torso while the right leg solves: every
+    configuration collides, which the search alone would only show as failures."""
+    humanoid = bioik.load_robot("humanoid")
+    arm = humanoid.with_group("left_arm")
+    checker = bioik.CollisionChecker(arm, bioik.Scene())
+    rng = np.random.default_rng(0)
+    q = next(q for q in (arm.random_configuration(rng) for _ in range(500))
+             if any(c.b == "left_forearm" and c.a == "torso" for c in checker.contacts(q)))
+    frozen = arm.full_configuration(q)
+    leg = humanoid.with_group("right_leg").with_frozen({k: frozen[k] for k in frozen if k.startswith("left_")})
+    T = leg.link_pose(leg.center(), leg.tips[0])
+    with pytest.raises(bioik.SelfCollisionError, match=r"link 'torso' .* mm into link 'left_\w+' .*with_frozen.*disable_collisions"):
+        bioik.solve(leg, [bioik.PoseGoal(leg.tips[0], T)], scene=bioik.Scene(), max_iterations=10)
+    assert bioik.solve(humanoid.with_group("right_leg"), [bioik.PoseGoal(leg.tips[0], T)], scene=bioik.Scene(),
+                       max_iterations=10) is not None  # frozen where they are apart: no error

@@ -81,8 +81,8 @@ home: np.ndarray = arm.named_configuration("ready")
 errors: list[type[bioik.BioikError]] = [
     bioik.BenchError, bioik.GoalError, bioik.GoalRegistryError, bioik.GoalSetRefused, bioik.GoalTypeError,
     bioik.KinematicsConfigError, bioik.MeshNotFoundError, bioik.MoveItConfigError, bioik.MissingNetworkError, bioik.NetworkMismatchError,
-    bioik.ParameterError, bioik.ParameterTypeError, bioik.PeerSkipped, bioik.ReachError, bioik.SceneError, bioik.SRDFError,
-    bioik.UnknownNameError, bioik.UnsupportedGoalsError, bioik.URDFError,
+    bioik.ParameterError, bioik.ParameterTypeError, bioik.PeerSkipped, bioik.ReachError, bioik.SceneError, bioik.SelfCollisionError,
+    bioik.SRDFError, bioik.UnknownNameError, bioik.UnsupportedGoalsError, bioik.URDFError,
 ]
 try:
     bioik.PoseGoal(tip, T, weight=-1.0)

@@ -382,11 +382,11 @@ class CollisionChecker:
 
     def fixed_contacts(self) -> list[Contact]:
         """The obstacles that links no active variable moves (the base, links behind frozen
-        joints) are in, deepest first: the same at every configuration, so no solve can
-        clear them.
+        joints) are in, and the checked pairs of two such links in collision, deepest first:
+        the same at every configuration, so no solve can clear them.
 
         Returns:
-            A list of `Contact` (kind "scene").
+            A list of `Contact` (kind "scene" or "self").
         """
         fixed = set(self.links) - self.robot.moving_links
         if not fixed:
@@ -409,7 +409,7 @@ class CollisionChecker:
 
     def _pairs_near(self, q: Any, cutoff: float, only: np.ndarray | None = None) -> list[Contact]:
         """The checked pairs nearer than `cutoff` at q, nearest first; with `only` (a mask of
-        elements), just those elements against the scene."""
+        elements), just those elements against the scene and each other."""
         st = self._prepare(q, self.margin)
         obs, E = st.obstacles, self._elements
         best: dict[tuple[str, str, str], Contact] = {}
@@ -429,7 +429,10 @@ class CollisionChecker:
                 if d > 0 and obs.solid[o] is not None and self._inside_solid(st, g, o):
                     d = -d  # inside the solid: at least this far from its surface
                 keep(Contact(self.links[E[g].link], obs.names[o], "scene", d, pa, pb))
-        for p in np.flatnonzero(st.gaps_self < cutoff) if only is None else ():
+        near_self = st.gaps_self < cutoff
+        if only is not None:
+            near_self &= only[self._pairs[:, 0]] & only[self._pairs[:, 1]]
+        for p in np.flatnonzero(near_self):
             a, b = self._pairs[p]
             c = self._signed(st, E[a].geometry, self._set(st, a), E[b].geometry, self._set(st, b), E[a].is_mesh or E[b].is_mesh)
             if c is not None:

@@ -2,9 +2,10 @@
 
 `ExactChecks(robot)` keeps one `CollisionChecker` per setting of a collision goal (scene,
 margin, allowed contacts, self-collision on or off), built on first use, and refuses a
-scene that a link no active variable moves is truly in: every configuration would collide,
-and such links cost nothing in the compiled collision cost, so the search alone would never
-say why it fails. coal is imported only when the first checker is built.
+scene that a link no active variable moves is truly in, and frozen values that put two such
+links into each other: every configuration would collide, and such links cost nothing in
+the compiled collision cost, so the search alone would never say why it fails. coal is
+imported only when the first checker is built.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bioik.errors import SceneError
+from bioik.errors import SceneError, SelfCollisionError
 from bioik.kinematics.robot import Robot
 
 
@@ -54,18 +55,23 @@ class ExactChecks:
 
     def check_fixed_links(self, scene: Any, margin: float, checker: Any) -> None:
         """Refuse, once per obstacle layout and poses, a scene that a link no active variable
-        moves is truly in (by the exact check): every configuration would collide. Such links
+        moves is truly in, or two such links in each other (by the exact check): every
+        configuration would collide. Such links
         cost nothing in the collision goal (`CollisionAvoidanceGoal`), so a cover sphere
         fatter than the base never blocks a search."""
-        if scene is None:
-            return
-        versions = (scene.layout_version, scene.pose_version)
-        if self._fixed_checked.get(id(checker)) == versions:
+        versions = None if scene is None else (scene.layout_version, scene.pose_version)
+        if id(checker) in self._fixed_checked and self._fixed_checked[id(checker)] == versions:
             return
         hits = checker.fixed_contacts()
         if hits:
             c = hits[0]
             where = f"is {-c.distance * 1000:.1f} mm into" if c.distance < -5e-5 else "touches"
+            if c.kind == "self":
+                raise SelfCollisionError(
+                    f"link {c.a!r} of robot {self.robot.name!r} {where} link {c.b!r} (signed distance {c.distance:.4f} m,"
+                    f" margin {margin} m) where the joints outside the active group are frozen, and no active joint moves"
+                    f" either: every configuration collides. Freeze them elsewhere (robot.with_frozen({{...}})), or, if the"
+                    f" two touch by construction, list the pair in the SRDF: <disable_collisions link1={c.a!r} link2={c.b!r}/>")
             raise SceneError(
                 f"link {c.a!r} of robot {self.robot.name!r} {where} obstacle {c.b!r} (signed distance {c.distance:.4f} m,"
                 f" margin {margin} m), and no active joint moves it: every configuration collides. If it stands on"
