@@ -149,8 +149,10 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         entry = time.monotonic()  # Result.time is the whole call; the timeout starts after the preparation
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
+        polish_goals = None
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
+            polish_goals = self._polish_goals(goals)
         idle = self._idle
         try:
             ws = idle.pop()  # atomic: two threads never get the same workspace
@@ -161,6 +163,11 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
             one_call = problem.single_pose and self._one_call
             if not one_call and not problem.template.general_ready:
                 self._general_ready(problem)
+            polish = None
+            if polish_goals is not None and not one_call:
+                polish = (ws.problem(polish_goals), polish_goals)
+                if not polish[0].template.general_ready:
+                    self._general_ready(polish[0])
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout
@@ -184,7 +191,8 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 base = int(random_seed) % 2**31
             deadline = t0 + timeout
             if not one_call:
-                res = self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance)
+                res = self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
+                                   polish)
             else:
                 res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance,
                                               rotation_tolerance)

@@ -55,6 +55,13 @@ class SceneGoals:
 
         return goals, collision_free
 
+    @staticmethod
+    def _polish_goals(goals: Sequence[Goal]) -> list[Goal] | None:
+        """The goals without the exact-checked (primary) collision goals, which a search near
+        an obstacle polishes its answer on (`bioik.solvers.search`); None if nothing is left."""
+        rest = [g for g in goals if not (type(g) is CollisionAvoidanceGoal and not g.is_secondary)]
+        return rest if rest and len(rest) < len(goals) else None
+
     def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
         """The exact checker (coal) for a collision goal's settings; a scene that a fixed link
         is in is refused with a `SceneError` (`bioik.collision.guard`)."""

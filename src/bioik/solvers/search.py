@@ -1,6 +1,16 @@
 """The general path: any goal set searched by the solver family's compiled search, with
 rejection sampling when a callback rejects an answer [E 8.1] and the acceptance test on
-exact FK at the end; and loading that search (compiled on first use) before a clock starts."""
+exact FK at the end; and loading that search (compiled on first use) before a clock starts.
+
+Near an obstacle the collision goal's covers reach a few millimetres past the real geometry
+(`bioik.goals.collision`), so a target whose every solution lies that close cannot meet the
+pose and the covers at once: the search settles on a compromise a millimetre off the pose.
+With a scene, the search therefore runs in slices that double (1, 2, 4 … ms of the
+timeout, or 64, 128, 256 … iterations of a budget); after a slice without success, its best
+configuration is *polished* — searched from there on the other goals alone, with a small
+budget — and the polished answer counts if it meets them and the exact check (coal) finds it
+free, the definition of success with a scene. Otherwise the search goes on from that best
+configuration. No polish at the deadline itself: it would overrun the timeout."""
 
 from __future__ import annotations
 
@@ -17,8 +27,17 @@ from bioik.goals.acceptance import MODES
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.kinematics.robot import Robot
 from bioik.problem import Problem
+from bioik.solvers.core.params import UNLIMITED
 from bioik.solvers.registry import SOLVERS, Family
 from bioik.solvers.result import Result, verdict
+
+
+#: The first slice of a search with a polish (s, or iterations of a budget); each next one
+#: is twice as long.
+FIRST_SLICE = 0.001
+FIRST_SLICE_ITERATIONS = 64
+#: The polish's iteration budget: a local search from a configuration a millimetre off.
+POLISH_ITERATIONS = 30
 
 
 class GeneralPath:
@@ -77,9 +96,12 @@ class GeneralPath:
                     self._load_general(template.copy())
                     template.general_ready = True
 
-    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance) -> Result:
+    def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
+                polish=None) -> Result:
         """The general search: the family's search, with rejection sampling when a callback
-        rejects an answer [E 8.1]."""
+        rejects an answer [E 8.1]; with `polish` (the problem and goals without the
+        exact-checked collision goals), in slices, each slice's best answer polished (see
+        the module docstring)."""
         robot = self.robot
         clipped = False
         random_start = seed is None
@@ -90,21 +112,44 @@ class GeneralPath:
             clipped = clip_into(q, robot.lower, robot.upper)
         reference = robot._center if random_start else q.copy()
         problem.update(goals, reference, position_tolerance, rotation_tolerance)
+        if polish is not None:
+            polish[0].update(polish[1], reference, position_tolerance, rotation_tolerance)
         mode = MODES[self.acceptance]
         calls = restarts = iterations = 0
-        ok = False
+        ok = polished = False
         rejected: Any = None  # the last answer the callback rejected
         call = 0
+        timed = budget >= UNLIMITED
+        mark = (FIRST_SLICE if timed else FIRST_SLICE_ITERATIONS) if polish is not None else 0  # the next slice's end
         family, settings = self._run_for(problem)
         search = family.search
         while True:
             seed_k = (base + 7919 * call) % 2**31
-            found, its, rs = search(problem, q, deadline, budget - iterations, seed_k, mode, settings, random_start)
+            end, cap = deadline, budget - iterations
+            if mark:  # a slice: to the next doubling of the time or iterations spent
+                while mark <= (time.monotonic() - t0 if timed else iterations):
+                    mark *= 2
+                if timed:
+                    end = min(deadline, t0 + mark)
+                else:
+                    cap = min(cap, mark - iterations)
+                mark *= 2
+            sliced = end < deadline or cap < budget - iterations
+            found, its, rs = search(problem, q, end, cap, seed_k, mode, settings, random_start)
             call += 1
             iterations += its
             restarts += rs
             if not found:
-                break
+                if not sliced or time.monotonic() >= deadline or iterations >= budget:
+                    break
+                polished, its, tried = self._polish(polish, q, deadline, budget - iterations, seed_k, mode, callback)
+                iterations += its
+                calls += tried
+                if polished:
+                    ok = True
+                    break
+                random_start = False  # the search goes on from the slice's best configuration
+                continue
             ok = True
             if callback is None:
                 break
@@ -120,7 +165,9 @@ class GeneralPath:
                 break
         wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
         accepted, errors, pc, sc = problem.accept(q, self.acceptance)
-        if accepted and not ok and callback is not None:
+        if polished:  # the other goals met and the exact check found it free; the covers may still touch
+            accepted = polish[0].accept(q, self.acceptance)[0]
+        elif accepted and not ok and callback is not None:
             # the search gave up on an answer that passes the acceptance test: the callback
             # has the last word on it, unless it already rejected this very answer
             if rejected is None or not np.array_equal(q, rejected):
@@ -142,3 +189,22 @@ class GeneralPath:
             primary_cost=pc,
             secondary_cost=sc,
         )
+
+    def _polish(self, polish, q, deadline, budget, seed_k, mode, callback) -> tuple[bool, int, int]:
+        """Search from q (a slice's best answer) on the polish problem alone, with at most
+        POLISH_ITERATIONS of the `budget` left; if that succeeds, ask the callback (the exact
+        check first). Returns (accepted, iterations, callback calls), q overwritten with the
+        polished answer if accepted."""
+        problem, _ = polish
+        family, settings = self._run_for(problem)
+        qp = q.copy()
+        found, its, _ = family.search(problem, qp, deadline, min(POLISH_ITERATIONS, budget), (seed_k + 1) % 2**31, mode,
+                                      settings, False)
+        if not found:
+            return False, its, 0
+        robot = self.robot
+        wrap_near(qp, q, robot.lower, robot.upper, robot.multiturn)
+        if not verdict(callback(qp.copy())):
+            return False, its, 1
+        q[:] = qp
+        return True, its, 1
