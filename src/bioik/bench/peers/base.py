@@ -153,16 +153,23 @@ class PeerAdapter:
     `_build(urdf_text, path)` (the peer's model, joint order = `self.joints`), `_fk(x)` (the
     peer's tip pose for peer joint values x, used once to check the model) and
     `_run(T, x0, deadline) -> x or None` (search from x0, restarting until the deadline; sets
-    `iterations`, `restarts` and `_last`). `x` are joint values in peer order (the chain's
+    `iterations`, `restarts` and `_last`). A collision-aware peer also gets the `scene`
+    (None: free space, no collision model) and lists in `notes` what it cannot represent.
+    `x` are joint values in peer order (the chain's
     movable joints), mapped to bioik's q by joint name.
     """
 
     key = ""
     package = ""
     module = ""
+    extra = "peers"  # the pip extra that installs it
+    collision_aware = False  # takes a scene: obstacles and self-collision (Drake, mink)
 
-    def __init__(self, robot: Robot, tip: str, rng: int | None = 0):
-        self.robot, self.tip = robot, tip
+    def __init__(self, robot: Robot, tip: str, rng: int | None = 0, scene: Any = None):
+        if scene is not None and not self.collision_aware:
+            raise ValueError(f"peer:{self.key} takes no scene (it sees no obstacle)")
+        self.robot, self.tip, self.scene = robot, tip, scene
+        self.notes: list[str] = []  # what the peer's model cannot represent (said beside its results)
         self.rng = np.random.default_rng(rng)
         text, self.joints = chain_urdf(robot, tip)
         if not self.joints:

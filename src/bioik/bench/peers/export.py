@@ -221,3 +221,29 @@ def attachments(robot: Robot, bodies: list[str]) -> tuple[dict[str, tuple[str, n
             continue
         out[link] = (body, np.linalg.inv(robot.link_pose(q, body)) @ robot.link_pose(q, link))
     return out, notes
+
+
+@dataclass
+class CollisionModel:
+    """What a collision-aware peer model holds: each link's geoms on the chain body it rides
+    on (link → (body, geoms in the body frame)), the obstacles' geoms (base frame), the
+    link pairs and (link, obstacle) pairs to keep apart, and notes on what is left out."""
+
+    links: dict[str, tuple[str, list[Geom]]]
+    obstacles: dict[str, list[Geom]]
+    self_pairs: list[tuple[str, str]]
+    scene_pairs: list[tuple[str, str]]
+    notes: list[str]
+
+
+def collision_model(robot: Robot, bodies: list[str], scene: Any) -> CollisionModel:
+    """The collision model of `robot` (a peer model with links `bodies`) among `scene`'s
+    obstacles, checked like bioik's exact check does (see the module)."""
+    riding, notes = attachments(robot, bodies)
+    links = {link: (body, [Geom(g.kind, X @ g.pose, g.size, g.vertices) for g in geoms])
+             for link, geoms in link_geoms(robot).items() if link in riding for body, X in [riding[link]]}
+    notes += [f"link {link!r}: its mesh is taken as its convex hull" for link in mesh_links(robot)]
+    exported = export_scene(scene)
+    pairs = [(a, b) for a, b in self_pairs(robot) if a in links and b in links]
+    return CollisionModel(links, exported.obstacles, pairs, [p for p in scene_pairs(robot, exported) if p[0] in links],
+                          notes + exported.notes)
