@@ -21,7 +21,13 @@ the full comparison to docs/ebike-table.md and, with --readme, the summary table
 README between its `ebike-table` markers.
 
     PYTHONPATH=src python benchmarks/ebike_table.py [--targets 100] [--timeout 1.0] [--db ebike_table.db]
-        [--solvers lm decoupled passage …] [--out docs/ebike-table.md] [--readme README.md]
+        [--solvers lm decoupled passage …] [--peers] [--peer-targets 100] [--out docs/ebike-table.md] [--readme README.md]
+
+With --peers it also runs Drake and mink (`peer:drake`, `peer:mink`, `bioik.bench.peers`;
+pip install -e '.[peers-clutter]') on every scenario's first --peer-targets stored targets
+(the same targets and seeds as bioik's first ones, the same check) and, with bioik's lm,
+on the `table` test (ur5 3 cm above a table with three posts); the summary then gives the
+best of bioik, Drake, mink and [E] per scenario, all measured in the same run.
 
 [E]'s numbers are transcribed below from its Tables 6.1, 8.1, 8.14, A1–A18 and the RCM
 table of [E 8.5]. They are on [E]'s own geometry and targets (1000 per scenario, MoveIt on
@@ -41,12 +47,15 @@ from typing import NamedTuple
 import bioik
 from bioik import scenes
 from bioik.bench import ResultStore, generate
-from bioik.bench.report import summarize
+from bioik.bench.report import Summary, summarize
 from bioik.bench.runner import run_experiment
 from bioik.bench.store import Experiment
-from bioik.bench.targets import PASSAGE, SCENE_SOLVERS, scene_test
+from bioik.bench.targets import PASSAGE, SCENE_SOLVERS, TABLE, scene_test
 
 BUDGETS_MS = (5, 10, 100, 1000)
+PEERS = {"peer:drake": "Drake", "peer:mink": "mink"}
+#: The ur5-on-a-table problem (`bioik.bench.table`): bioik's solver there, and the row name.
+TABLE_ROBOT, TABLE_SOLVER, TABLE_ROW = "ur5", "lm", "ur5 table"
 SOLVERS = ("kdl", "trac", "bio2", "bio2_memetic", "relaxed", "lm", "bio2_lm")
 POSE_ONLY = ("kdl", "trac")  # no collision goal: their generic run is the rejection one
 OPENING_RUNS = (("decoupled", "generic"), ("lm", "rcm"), ("lm", "lookat"))  # (solver, goal set) on the tanks
@@ -159,30 +168,58 @@ def opening_run(label: str) -> bool:
     return label == "decoupled" or label.endswith(" goal")
 
 
-def _complete(store: ResultStore, test: str, solver: str, n: int, timeout: float) -> Experiment | None:
+def peer_label(solver: str, n: int) -> str:
+    """A peer's row name: its library, solver and target count."""
+    return f"{PEERS[solver]} ({solver}, {n} targets)"
+
+
+def is_peer_row(label: str) -> bool:
+    return any(label.startswith(f"{name} (") for name in PEERS.values())
+
+
+def _complete(store: ResultStore, robot: str, test: str, solver: str, n: int, timeout: float) -> Experiment | None:
     """The stored experiment of this run if every target of it is done (no warm-up needed)."""
     for exp in store.experiments():
-        if (exp.robot, exp.test, exp.solver, exp.params, exp.n_targets, exp.timeout, exp.seed) == (scenes.ROBOT, test, solver, {}, n, timeout, 0):
+        if (exp.robot, exp.test, exp.solver, exp.params, exp.n_targets, exp.timeout, exp.seed) == (robot, test, solver, {}, n, timeout, 0):
             return exp if len(store.done(exp.id)) == n else None
     return None
 
 
-def measure(store: ResultStore, robot: bioik.Robot, n: int, timeout: float, solvers: tuple[str, ...]) -> dict[str, dict[str, Row]]:
-    """Run (or resume) every run of `solvers` on every scenario; the rates of each, by scenario and label."""
+def _rates(store: ResultStore, robot: bioik.Robot, name: str, test: str, solver: str, n: int, timeout: float) -> tuple[Row, Summary]:
+    """Run (or resume) one experiment; its rates and summary."""
+    exp = _complete(store, name, test, solver, n, timeout)
+    if exp is None:  # not run yet, or interrupted: run (or resume) it
+        t0 = time.monotonic()
+        summary = run_experiment(store, robot, name, test, solver, n, timeout, 0, targets=generate(robot, test, n, 0))
+        if summary.interrupted:
+            raise KeyboardInterrupt
+        print(f"{name} {test} {solver}: {summary.solved}/{summary.ran} in {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        exp = next(e for e in store.experiments() if e.id == summary.experiment)
+    s = summarize(store, exp)
+    return Row(*(s.within_ms[t] for t in BUDGETS_MS), s.within_calls[1], s.within_calls[10]), s
+
+
+def measure(store: ResultStore, robot: bioik.Robot, n: int, timeout: float, solvers: tuple[str, ...], peer_targets: int = 0,
+            claims: dict[str, Summary] | None = None) -> dict[str, dict[str, Row]]:
+    """Run (or resume) every run of `solvers` on every scenario, and with `peer_targets` the
+    peers on the first that many targets of each and the table test; the rates of each, by
+    scenario and label (the peers' summaries also go to `claims`, by scenario/label)."""
     out: dict[str, dict[str, Row]] = {}
+    claims = {} if claims is None else claims
     for scenario in scenes.names():
         out[scenario] = {}
         for label, solver, test in runs(scenario, solvers):
-            exp = _complete(store, test, solver, n, timeout)
-            if exp is None:  # not run yet, or interrupted: run (or resume) it
-                t0 = time.monotonic()
-                summary = run_experiment(store, robot, scenes.ROBOT, test, solver, n, timeout, 0, targets=generate(robot, test, n, 0))
-                if summary.interrupted:
-                    raise KeyboardInterrupt
-                print(f"{test} {solver}: {summary.solved}/{summary.ran} in {time.monotonic() - t0:.0f} s", file=sys.stderr)
-                exp = next(e for e in store.experiments() if e.id == summary.experiment)
-            s = summarize(store, exp)
-            out[scenario][label] = Row(*(s.within_ms[t] for t in BUDGETS_MS), s.within_calls[1], s.within_calls[10])
+            out[scenario][label] = _rates(store, robot, scenes.ROBOT, test, solver, n, timeout)[0]
+        for peer in PEERS if peer_targets else ():
+            label = peer_label(peer, peer_targets)
+            out[scenario][label], claims[f"{scenario}/{label}"] = _rates(store, robot, scenes.ROBOT, scene_test(scenario), peer,
+                                                                          peer_targets, timeout)
+    if peer_targets:
+        ur5 = bioik.load_robot(TABLE_ROBOT)
+        out[TABLE_ROW] = {f"{TABLE_SOLVER} + collision costs": _rates(store, ur5, TABLE_ROBOT, TABLE, TABLE_SOLVER, n, timeout)[0]}
+        for peer in PEERS:
+            label = peer_label(peer, peer_targets)
+            out[TABLE_ROW][label], claims[f"{TABLE_ROW}/{label}"] = _rates(store, ur5, TABLE_ROBOT, TABLE, peer, peer_targets, timeout)
     return out
 
 
@@ -206,53 +243,85 @@ def _theirs(table: dict[str, tuple[str, Row]], with_source: bool = False) -> dic
 HEAD = "| | ≤ 5 ms | ≤ 10 ms | ≤ 100 ms | ≤ 1 s | 1st answer | ≤ 10 answers |\n|---|---|---|---|---|---|---|"
 
 
-def full_table(ours: dict[str, dict[str, Row]], n: int, timeout: float) -> str:
-    """Every row, ours and [E]'s, per scenario (the best of each column in bold)."""
+def _lines(rows: dict[str, Row | list[float | None]]) -> list[str]:
+    """Table lines of `rows` (name → rates), the best of each column in bold."""
+    best = _best(rows)  # type: ignore[arg-type]
+    return [f"| {name} | " + " | ".join(_cell(v, v is not None and v == best[c]) for c, v in enumerate(row)) + " |"
+            for name, row in rows.items()]
+
+
+def claims_table(claims: dict[str, Summary], timeout: float) -> list[str]:
+    """The peers' own claims beside the check: claimed %, false successes, longest call, notes."""
+    if not claims:
+        return []
+    lines = ["## The peers' own claims", "",
+             "Every answer of a peer goes through bioik's check (pose at 1e-5 m / 1e-5 rad, joint limits, coal) "
+             "before it counts. Claimed: the rate the peer reported success on; false successes: claims the check "
+             f"rejected; longest call: against the timeout of {timeout * 1e3:g} ms (an overrun shows here).", "",
+             "| problem | peer | solved % | claimed % | false successes | longest call ms |", "|---|---|---|---|---|---|"]
+    notes = []
+    for key, s in claims.items():
+        problem, label = key.split("/", 1)
+        lines.append(f"| {problem} | {label} | {s.success:.1f} | {'—' if s.claimed is None else f'{s.claimed:.1f}'} | "
+                     f"{'—' if s.false_successes is None else s.false_successes} | {s.max_ms:.0f} |")
+        notes += [f"- {problem}, {label}: {note}" for note in s.experiment.environment.get("notes", [])]
+    return lines + [""] + (["What a peer's model leaves out:", "", *sorted(set(notes)), ""] if notes else [])
+
+
+def full_table(ours: dict[str, dict[str, Row]], n: int, timeout: float, claims: dict[str, Summary] | None = None) -> str:
+    """Every row, ours, the peers' and [E]'s, per scenario (the best of each column in bold)."""
     lines = ["# The EBIKE scenarios: bioik beside [E]'s tables", "",
              f"Generated by `benchmarks/ebike_table.py` ({n} stored targets per scenario, timeout {timeout:g} s, "
              "robot elise_ur10; every answer checked at the pose and by coal's exact collision check). "
              "Rates in % of the targets: solved within a time budget, by the first answer a solver offers "
              "(without rejection sampling) and within ten answers (the solution callback's calls, [E]'s iterations). "
              "[E]'s rows are transcribed from the tables named (its own geometry and 1000 targets per scenario); "
+             "a peer's row is over its own (first) targets, named in it; "
              "bold: the best in the column among ours and theirs.", ""]
     for scenario in scenes.names():
         lines += [f"## {scenario}", "", HEAD]
         mine = {k: v for k, v in ours[scenario].items() if not opening_run(k)}
         mine_open = {k: v for k, v in ours[scenario].items() if opening_run(k)}
-        groups = [({**mine, **_theirs(E_GENERIC[scenario], True)}, None)]
+        lines += _lines({**mine, **_theirs(E_GENERIC[scenario], True)})
         if scenario in E_OPENING:
-            groups.append(({**mine_open, **_theirs(E_OPENING[scenario], True)}, "| *using the opening* | | | | | | |"))
-        for rows, heading in groups:
-            if heading:
-                lines.append(heading)
-            best = _best(rows)
-            for name, row in rows.items():
-                lines.append(f"| {name} | " + " | ".join(_cell(v, v is not None and v == best[c]) for c, v in enumerate(row)) + " |")
+            lines += ["| *using the opening* | | | | | | |", *_lines({**mine_open, **_theirs(E_OPENING[scenario], True)})]
         lines.append("")
+    if TABLE_ROW in ours:
+        lines += [f"## {TABLE_ROW}", "", "ur5 3 cm above a table with three posts (the `table` test, `bioik.bench.table`; "
+                  "[E] has no such problem).", "", HEAD, *_lines(ours[TABLE_ROW]), ""]
+    lines += claims_table(claims or {}, timeout)
     return "\n".join(lines)
 
 
-def summary_table(ours: dict[str, dict[str, Row]], n: int, timeout: float, full: str = "docs/ebike-table.md") -> str:
-    """Per scenario, the best of ours and the best of [E]'s at every budget, generic, and on
-    the tanks also with the opening."""
+def _peer_rows(rows: dict[str, Row]) -> dict[str, Row]:
+    """The peers' rows among `rows`, named by library."""
+    return {name: row for label, row in rows.items() for name in PEERS.values() if label.startswith(f"{name} (")}
+
+
+def summary_table(ours: dict[str, dict[str, Row]], n: int, timeout: float, full: str = "docs/ebike-table.md",
+                  peer_targets: int = 0) -> str:
+    """Per scenario, the best of ours, each peer's and the best of [E]'s at every budget,
+    generic, and on the tanks also with the opening; the ur5 table problem when run."""
+    peers = (f" Drake and mink (collision-aware peers, `bioik bench run --solver peer:drake --solver peer:mink`) on the "
+             f"first {peer_targets} of those targets, measured in the same run;" if peer_targets else "")
     lines = [f"Best solve rate in % per column ({n} stored targets per scenario, timeout {timeout:g} s; "
-             "every answer checked at the pose and by coal's exact collision check): bioik's best run "
-             "against [E]'s best result. Generic: no use of the opening; *opening*: decoupling, RCM, "
+             "every answer checked at the pose and by coal's exact collision check): bioik's best run,"
+             f"{peers} against [E]'s best result. Generic: no use of the opening; *opening*: decoupling, RCM, "
              f"look-at and the like on the tanks. Which run is best in each column, and every run: [{full}]({full}).", "",
              "| scenario | | ≤ 5 ms | ≤ 10 ms | ≤ 100 ms | ≤ 1 s | 1st answer | ≤ 10 answers |",
              "|---|---|---|---|---|---|---|---|"]
-    for scenario in scenes.names():
-        groups = [("generic", {k: v for k, v in ours[scenario].items() if not opening_run(k)}, E_GENERIC[scenario])]
+    problems = [*scenes.names(), *([TABLE_ROW] if TABLE_ROW in ours else [])]
+    for scenario in problems:
+        generic = {k: v for k, v in ours[scenario].items() if not opening_run(k) and not is_peer_row(k)}
+        groups = [("generic", generic, _peer_rows(ours[scenario]), E_GENERIC.get(scenario))]
         if scenario in E_OPENING:
-            groups.append(("*opening*", {k: v for k, v in ours[scenario].items() if opening_run(k)}, E_OPENING[scenario]))
-        for kind, mine, theirs in groups:
-            b_ours, b_theirs = _best(mine), _best(_theirs(theirs))
-            name = scenario if kind == "generic" else ""
-            lines.append(f"| {name} | bioik {kind} | " + " | ".join(
-                _cell(v, v is not None and (t is None or v >= t)) for v, t in zip(b_ours, b_theirs, strict=True)) + " |")
-            lines.append(f"| | [E] {kind} | " + " | ".join(_cell(t) for t in b_theirs) + " |")
+            groups.append(("*opening*", {k: v for k, v in ours[scenario].items() if opening_run(k)}, {}, E_OPENING[scenario]))
+        for kind, mine, peer_rows, theirs in groups:
+            rows = {f"bioik {kind}": _best(mine), **peer_rows, **({f"[E] {kind}": _best(_theirs(theirs))} if theirs else {})}
+            for k, line in enumerate(_lines(rows)):
+                lines.append((f"| {scenario} | " if k == 0 and kind == "generic" else "| | ") + line[2:])
     lines.append("")
-    lines.append("Bold: bioik at or above [E]'s best in that column.")
+    lines.append("Bold: the best in that column for that scenario.")
     return "\n".join(lines)
 
 
@@ -274,14 +343,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--readme", help="README whose ebike-table block gets the summary table")
     p.add_argument("--solvers", nargs="+", choices=(*SOLVERS, *SCENE_SOLVERS), default=(*SOLVERS, *SCENE_SOLVERS),
                    help="run only these (default all; lm also runs the RCM and look-at goal sets on the tanks)")
+    p.add_argument("--peers", action="store_true", help="also run peer:drake and peer:mink, and the ur5 table problem")
+    p.add_argument("--peer-targets", type=int, default=100, help="targets per scenario for the peers (default 100)")
     args = p.parse_args(argv)
+    if args.peers and not 1 <= args.peer_targets <= args.targets:
+        p.error(f"--peer-targets must be between 1 and --targets ({args.targets}); got {args.peer_targets}")
+    peer_targets = args.peer_targets if args.peers else 0
     robot = bioik.load_robot(scenes.ROBOT)
+    claims: dict[str, Summary] = {}
     with ResultStore(args.db, create=True) as store:
-        ours = measure(store, robot, args.targets, args.timeout, tuple(args.solvers))
-    Path(args.out).write_text(full_table(ours, args.targets, args.timeout) + "\n")
+        ours = measure(store, robot, args.targets, args.timeout, tuple(args.solvers), peer_targets, claims)
+    Path(args.out).write_text(full_table(ours, args.targets, args.timeout, claims) + "\n")
     out = Path(args.out).resolve()
     full = str(out.relative_to(Path(args.readme).resolve().parent)) if args.readme else out.name
-    summary = summary_table(ours, args.targets, args.timeout, full)
+    summary = summary_table(ours, args.targets, args.timeout, full, peer_targets)
     print(summary)
     if args.readme:
         write_readme(Path(args.readme), summary)

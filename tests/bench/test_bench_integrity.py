@@ -166,7 +166,7 @@ def test_a_damaged_row_is_refused(tmp_path, capsys):
     (0, "CREATE TABLE meta (key, value); INSERT INTO meta VALUES ('format', 'bioik-bench'), ('version', '3');",
      "not a complete bioik results DB (format version 3 without table experiments, table targets, table results)"),
     (2, "ALTER TABLE results DROP COLUMN rotation_error;",
-     "not a complete bioik results DB (format version 4 without results.rotation_error)"),
+     "not a complete bioik results DB (format version 5 without results.rotation_error)"),
     (2, "UPDATE meta SET value='three' WHERE key='version';", "not a bioik results DB (format version 'three' is not a number)"),
 ])
 def test_foreign_and_hand_made_dbs_are_refused(tmp_path, capsys, fill, sql, expected):

@@ -102,7 +102,7 @@ def test_missing_package_is_skipped_and_the_run_completes(tmp_path, capsys, monk
 def test_peer_names_params_and_tests_are_checked(tmp_path, capsys):
     db = str(tmp_path / "r.db")
     assert main(["bench", "run", "--robot", "ur5", "--test", "fkik", "--solver", "peer:nope", "--db", db]) == 2
-    assert "unknown peer 'peer:nope'; known: peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio" in capsys.readouterr().err
+    assert "unknown peer 'peer:nope'; known: peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio, peer:drake, peer:mink" in capsys.readouterr().err
     assert main(["bench", "run", "--robot", "ur5", "--test", "fkik", "--solver", "peer:ikpy", "--param", "damping=1", "--db", db]) == 2
     assert "take none" in capsys.readouterr().err
     with pytest.raises(peers.PeerSkipped, match="skipping peer:ikpy on test track: peers run only pose goals on one tip"):

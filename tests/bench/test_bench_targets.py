@@ -349,7 +349,7 @@ def test_old_db_is_read_as_is_and_upgraded_when_written_but_its_robots_are_not_r
         assert len(store.results(exp.id)) == N
     assert other.ran == N
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("4",)
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("5",)
         assert json.loads(c.execute("SELECT environment FROM experiments WHERE id=?", (exp.id,)).fetchone()[0]) == exp.environment
 
 
@@ -371,5 +371,5 @@ def test_a_version_3_db_is_upgraded_and_its_experiments_resume_without_callback(
         (exp,) = store.experiments()
     assert (resumed.skipped, resumed.ran, exp.callback) == (3, 2, False)
     with sqlite3.connect(db) as c:
-        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("4",)
+        assert c.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("5",)
 

@@ -40,13 +40,13 @@ def _ours(shelf_lm: Row) -> dict:
     return rates
 
 
-def test_the_summary_puts_the_best_of_ours_beside_the_best_of_theirs_and_marks_where_ours_is_at_least_as_good():
+def test_the_summary_puts_the_best_of_ours_beside_the_best_of_theirs_and_marks_the_best_in_each_column():
     text = ebike_table.summary_table(_ours(Row(70.0, 90.0, 99.95, 100.0, 98.0, 100.0)), 100, 1.0)
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("| Shelf |"))
     ours, theirs = lines[at:at + 2]
     assert ours == "| Shelf | bioik generic | **70.0** | **90.0** | **100.0** | **100.0** | **98.0** | **100.0** |"
-    assert theirs == "| | [E] generic | 63.0 | 78.0 | 99.9 | 100.0 | 61.8 | 92.6 |"  # [E Table A2]'s best per column
+    assert theirs == "| | [E] generic | 63.0 | 78.0 | 99.9 | **100.0** | 61.8 | 92.6 |"  # [E Table A2]'s best per column
     below = ebike_table.summary_table(_ours(Row(50.0, 90.0, 99.0, 100.0, 98.0, 100.0)), 100, 1.0)
     assert "| Shelf | bioik generic | 50.0 | **90.0** | 99.0 | **100.0** |" in below
 
@@ -69,3 +69,23 @@ def test_the_readme_block_is_replaced_and_a_readme_without_one_is_refused(tmp_pa
     readme.write_text("no block")
     with pytest.raises(SystemExit, match="no <!-- ebike-table begin -->"):
         ebike_table.write_readme(readme, "x")
+
+
+def test_the_peers_get_their_rows_and_the_ur5_table_problem_its_own():
+    ours = _ours(Row(70.0, 90.0, 99.95, 100.0, 98.0, 100.0))
+    drake, mink = ebike_table.peer_label("peer:drake", 30), ebike_table.peer_label("peer:mink", 30)
+    ours["Shelf"][drake] = Row(0.0, 0.0, 20.0, 80.0, 80.0, 80.0)
+    ours["Shelf"][mink] = Row(3.3, 3.3, 10.0, 40.0, 40.0, 40.0)
+    ours[ebike_table.TABLE_ROW] = {"lm + collision costs": Row(90.0, 95.0, 100.0, 100.0, 97.0, 100.0), drake: Row(0.0, 0.0, 50.0, 90.0, 90.0, 90.0),
+                                   mink: Row(0.0, 0.0, 0.0, 30.0, 30.0, 30.0)}
+    assert drake == "Drake (peer:drake, 30 targets)" and ebike_table.is_peer_row(drake) and not ebike_table.is_peer_row("lm, rejection sampling")
+    lines = ebike_table.summary_table(ours, 100, 1.0, peer_targets=30).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("| Shelf |"))
+    assert lines[at:at + 4] == ["| Shelf | bioik generic | **70.0** | **90.0** | **100.0** | **100.0** | **98.0** | **100.0** |",
+                                "| | Drake | 0.0 | 0.0 | 20.0 | 80.0 | 80.0 | 80.0 |", "| | mink | 3.3 | 3.3 | 10.0 | 40.0 | 40.0 | 40.0 |",
+                                "| | [E] generic | 63.0 | 78.0 | 99.9 | **100.0** | 61.8 | 92.6 |"]
+    at = next(i for i, line in enumerate(lines) if line.startswith("| ur5 table |"))
+    assert lines[at + 2] == "| | mink | 0.0 | 0.0 | 0.0 | 30.0 | 30.0 | 30.0 |" and not lines[at + 3].startswith("| | [E]")
+    full = ebike_table.full_table(ours, 100, 1.0)
+    assert "| Drake (peer:drake, 30 targets) | 0.0 | 0.0 | 20.0 | 80.0 | 80.0 | 80.0 |" in full.split("## Shelf")[1]
+    assert "## ur5 table" in full

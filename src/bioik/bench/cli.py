@@ -226,7 +226,7 @@ def _skip(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, str], Any]]:
+def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, str, str | None], Any]]:
     """Check every input of `plan` before anything is written; returns the robots and their
     tips by name and the peer adapters by (robot name, solver). A peer whose package is
     missing is dropped from `plan.solvers` (one "skipping" line), one that cannot model a
@@ -275,7 +275,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
                 raise ValueError(f"seed config for robot {name!r}: {e}") from None
             if scenario_of(test):  # the stored targets exist, and are for this robot
                 generate(robots[name], test, plan.targets, plan.seed, tips[name])
-    adapters: dict[tuple[str, str], Any] = {}
+    adapters: dict[tuple[str, str, str | None], Any] = {}
     own = [s for s in plan.solvers if not peers.is_peer(s) and s not in SCENE_SOLVERS]  # decoupling warms up in its scene run
     for name, robot in robots.items():
         for s in plan.solvers:
@@ -284,12 +284,35 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
                     warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)
             elif TIP_SEPARATOR in tips[name]:
                 _skip(f"skipping {s} on robot {name}: peers run pose goals on one tip; got {tips[name]}")
-            elif any(t in peers.PEER_TESTS and name in plan.robots_for(t) for t in plan.tests):
-                try:  # the model is built here, before the clock
-                    adapters[name, s] = peers.load_peer(s, robot, tips[name], name)
-                except peers.PeerSkipped as e:
-                    _skip(str(e))
+            else:
+                for test in [t for t in plan.tests if peers.runs_test(s, t) and name in plan.robots_for(t)]:
+                    key = _adapter_key(s, test)
+                    if (name, s, key) in adapters:
+                        continue
+                    try:  # the model is built here, before the clock (a collision-aware peer's with the test's scene)
+                        adapters[name, s, key] = peers.load_peer(s, robot, tips[name], name, None if key is None else collision_scene(key))
+                    except peers.PeerSkipped as e:
+                        _skip(str(e))
+                        break
     return robots, tips, adapters
+
+
+def _adapter_key(solver: str, test: str) -> str | None:
+    """What a peer's model depends on besides robot and solver: the test of a
+    collision-aware peer among obstacles (its scene), else nothing (free space)."""
+    from bioik.bench import peers
+    from bioik.bench.targets import collision_test
+
+    return test if peers.scene_aware(solver) and collision_test(test) else None
+
+
+def collision_scene(test: str) -> Any:
+    """The obstacles of collision test `test` (a scene test's scenario, or the table's)."""
+    from bioik import scenes
+    from bioik.bench.table import table_scene
+    from bioik.bench.targets import TABLE, scenario_of
+
+    return table_scene() if test == TABLE else scenes.load(scenario_of(test)).scene
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -299,7 +322,7 @@ def _run(args: argparse.Namespace) -> int:
     from bioik.bench.targets import generate
 
     from bioik.bench.distributed import cluster_options
-    from bioik.bench.peers import PEER_TESTS, is_peer, solve_function
+    from bioik.bench.peers import PEERS, PREFIX, is_peer, runs_test, solve_function
 
     cluster = cluster_options(args)
     plan = _plan(args)
@@ -320,12 +343,14 @@ def _run(args: argparse.Namespace) -> int:
             for name in plan.robots_for(test):
                 targets = generate(robots[name], test, plan.targets, plan.seed, tips[name])
                 for s in plan.solvers:
-                    if is_peer(s) and (test not in PEER_TESTS or (name, s) not in adapters):
-                        if test not in PEER_TESTS and name == plan.robots_for(test)[0]:
-                            _skip(f"skipping {s} on test {test}: peers run only pose goals on one tip ({', '.join(PEER_TESTS)})")
+                    if is_peer(s) and (not runs_test(s, test) or (name, s, _adapter_key(s, test)) not in adapters):
+                        if not runs_test(s, test) and name == plan.robots_for(test)[0]:
+                            aware = ", ".join(PREFIX + k for k, c in PEERS.items() if c.collision_aware)
+                            _skip(f"skipping {s} on test {test}: it runs pose goals on one tip in free space; among "
+                                  f"obstacles (scene:NAME without a goal set, table) only {aware} run")
                         continue  # a robot the peer cannot model was reported by _check
                     # a peer's adapter is built here; a worker builds its own
-                    extra = {"solve": solve_function(adapters[name, s])} if is_peer(s) and pool is None else {}
+                    extra = {"solve": solve_function(adapters[name, s, _adapter_key(s, test)])} if is_peer(s) and pool is None else {}
                     try:
                         summary = run_experiment(store, robots[name], name, test, s, plan.targets, plan.timeout, plan.seed,
                                                  plan.params[s], targets=targets, seed_mode=plan.seed_mode,
@@ -413,6 +438,7 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     run.add_argument("--goals", choices=("pose", "position"), help="with --test fkik: a pose goal per tip (default) or a "
                                                                    "position goal (the test is then fkik/position)")
     run.add_argument("--test", help=f"one of {', '.join(TESTS)} (scale: fkik targets on {', '.join(SCALE_ROBOTS)}; "
+                                    "table: the robot 3 cm above a table with three posts, ur5's cell; "
                                     "scene: an EBIKE scenario's stored targets among its obstacles, with --scene and --goal-set)")
     run.add_argument("--scene", action="append", help="EBIKE scenario of --test scene (repeatable): one of "
                                                       "Random, Table, SmallTable, TableObjects, Shelf, Barrel, HydrogenTank, "
@@ -426,7 +452,8 @@ def add_subcommands(bench: argparse.ArgumentParser) -> None:
     run.add_argument("--solver", action="append", help="solver name, decoupled (kinematic decoupling, scene tests of the tanks), "
                      "passage (decoupling through the passage found in the scene, lm and decoupling with no opening, in "
                      "turns; scene tests), or peer:rtb, peer:klampt, peer:ikpy, peer:pinocchio (another IK library, pip "
-                     "install -e '.[peers]') (repeatable; default: bioik's default solver)")
+                     "install -e '.[peers]'), peer:drake, peer:mink (collision-aware, also on scene tests without a goal set "
+                     "and table; pip install -e '.[peers-clutter]') (repeatable; default: bioik's default solver)")
     run.add_argument("--param", action="append", type=_param, metavar="NAME=VALUE", help="solver parameter (repeatable)")
     run.add_argument("--targets", type=int, help="number of targets (default 100)")
     run.add_argument("--timeout", type=float, help="seconds per solve (default 0.005)")

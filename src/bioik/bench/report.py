@@ -10,6 +10,12 @@ counts ("—"). Rates are over all n_targets of the experiment (a target not yet
 as unsolved); the time columns are over the targets run, solved or not (a failure's time
 is the time it took to give up).
 
+Every experiment's row ends with the solver's own claims: "claimed %" (the rate it
+reported success on, its `Result.success`; a peer's own word), "false succ." (claimed
+successes the benchmark's check rejected) and "max ms" (the longest call, a timeout
+overrun shows there). Rows stored before claims were kept show "—". A peer's notes (what
+its model of the robot or scene leaves out) are listed under the table.
+
 `track` experiments (a path) add the max position error and the mean and max joint
 displacement per step, ‖q_i − q_{i−1}‖ over consecutive targets that both have a stored
 solution (how smoothly the solver follows the path).
@@ -44,6 +50,9 @@ class Summary:
     max_position_error: float
     mean_step: float
     max_step: float
+    claimed: float | None = None  # % of targets the solver claimed (None: claims not stored)
+    false_successes: int | None = None  # claimed, rejected by the check
+    max_ms: float = float("nan")
 
 
 def time_thresholds(timeout: float) -> tuple[int, ...]:
@@ -71,6 +80,8 @@ def summarize(store: ResultStore, exp: Experiment) -> Summary:
     nan = float("nan")
     steps = joint_steps(rows)
     errors = np.array([r.position_error for r in rows])
+    claims = [r for r in rows if r.claimed is not None]
+    known = bool(rows) and len(claims) == len(rows)
     return Summary(
         exp,
         len(rows),
@@ -84,6 +95,9 @@ def summarize(store: ResultStore, exp: Experiment) -> Summary:
         float(errors.max()) if rows else nan,
         float(steps.mean()) if len(steps) else nan,
         float(steps.max()) if len(steps) else nan,
+        rate(np.array([bool(r.claimed) for r in rows])) if known else None,
+        sum(bool(r.claimed) and not r.solved for r in rows) if known else None,
+        float(ms.max()) if rows else nan,
     )
 
 
@@ -131,17 +145,22 @@ def markdown(store: ResultStore) -> str:
         track = test == "track"
         head = (["solver", "run", "success %"] + [f"≤ {t} ms %" for t in ts] + [f"≤ {k} calls %" for k in CALL_THRESHOLDS]
                 + ["solver it.", "mean ms", "median ms", "mean pos err m"]
-                + (["max pos err m", "mean step rad", "max step rad"] if track else []))
+                + (["max pos err m", "mean step rad", "max step rad"] if track else [])
+                + ["claimed %", "false succ.", "max ms"])
         out.append(f"### {group_title(key)}\n")
         out.append("calls: solution-callback calls, the benchmark's check being the callback [E 6]; "
-                   "solver it.: median of the solver's own iterations (not comparable across solvers)\n")
+                   "solver it.: median of the solver's own iterations (not comparable across solvers); "
+                   "claimed: the solver's own success claims, false succ.: claims the check rejected\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         for s in sums:
             cells = ([experiment_label(s.experiment), f"{s.n_run}/{n}", f"{s.success:.1f}"] + [f"{s.within_ms[t]:.1f}" for t in ts]
                      + [f"{s.within_calls[k]:.1f}" if s.within_calls is not None else "—" for k in CALL_THRESHOLDS]
                      + [f"{s.median_iterations:g}", f"{s.mean_ms:.3f}", f"{s.median_ms:.3f}", f"{s.mean_position_error:.3g}"]
-                     + ([f"{s.max_position_error:.3g}", f"{s.mean_step:.4g}", f"{s.max_step:.4g}"] if track else []))
+                     + ([f"{s.max_position_error:.3g}", f"{s.mean_step:.4g}", f"{s.max_step:.4g}"] if track else [])
+                     + ["—" if s.claimed is None else f"{s.claimed:.1f}", "—" if s.false_successes is None else str(s.false_successes),
+                        f"{s.max_ms:.1f}"])
             out.append("| " + " | ".join(cells) + " |")
+        out += [f"- {experiment_label(s.experiment)}: {note}" for s in sums for note in s.experiment.environment.get("notes", [])]
         out.append("")
     return "\n".join(out)

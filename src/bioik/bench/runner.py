@@ -34,8 +34,11 @@ set (`scene:NAME/SET`) adds its goals to every solve as well; a solver that does
 them is refused (`scenes.GoalSetRefused`, before anything is written).
 
 A peer solver (`peer:NAME`, see `peers`) goes through the same loop: its adapter is built
-before the clock (model construction is not timed), wrapped as a `bioik.solve`-shaped
-function, and its answers are checked here like every solver's.
+before the clock (model construction is not timed; a collision-aware peer's with the
+test's scene), wrapped as a `bioik.solve`-shaped function, and its answers are checked
+here like every solver's. Every row also keeps the solver's own claim (`Result.success`)
+beside the check's verdict, so the report counts false successes; a peer's notes (what
+its model cannot represent) go into its experiment.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import bioik
 from bioik.bench import peers
 from bioik.bench.progress import progress_bar
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, SCENE_SOLVERS, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
+from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, SCENE_SOLVERS, TABLE, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
                                  position_only, scenario_of, tip_errors, tips_of, tolerances)
 from bioik.kinematics.robot import Robot
 
@@ -89,7 +92,7 @@ def warm_up(robot: Robot, solver: str, timeout: float, params: dict[str, Any], s
     tip = robot.tips[0] if tip is None else tip
     tips = tips_of(tip)
     rng = np.random.default_rng(12345)
-    witnesses = None if scene is None else scene.scenario.targets().witnesses[-WARMUP_SOLVES:]  # reachable, clear
+    witnesses = None if scene is None else scene.witnesses()[-WARMUP_SOLVES:]  # reachable, clear
     for k in range(WARMUP_SOLVES):
         q, start = robot.random_configuration(rng, 2).reshape(2, robot.dof)
         T = robot.fk(q if witnesses is None else witnesses[k], links=tips)
@@ -209,18 +212,19 @@ class Solving:
 
     def __init__(self, job: Job):
         solve = job.solve
-        if peers.is_peer(job.solver) and solve is bioik.solve:
-            solve = peers.solve_function(peers.load_peer(job.solver, job.robot, job.tip, job.robot_name))
         self.scene: SceneProblem | None = None
-        if scenario_of(job.test) or job.solver in SCENE_SOLVERS:
+        if scenario_of(job.test) or job.test == TABLE or job.solver in SCENE_SOLVERS:
             # the scene benchmark checks its answers with coal; a free-space run imports no collision library
             from bioik.bench import scenes
             if job.solver == DECOUPLED and solve is bioik.solve:  # GoalSetRefused off the tanks
                 solve = scenes.decoupled_function(job.robot, job.test)
             if job.solver == PASSAGE and solve is bioik.solve:  # GoalSetRefused off the scene tests
                 solve = scenes.passage_function(job.robot, job.test)
-            if scenario_of(job.test):
+            if scenario_of(job.test) or job.test == TABLE:
                 self.scene = scenes.SceneProblem.of(job.robot, job.test, job.solver)
+        if peers.is_peer(job.solver) and solve is bioik.solve:
+            scene = self.scene.scenario.scene if self.scene is not None and peers.scene_aware(job.solver) else None
+            solve = peers.solve_function(peers.load_peer(job.solver, job.robot, job.tip, job.robot_name, scene))
         self.job = job
         self.solve = solve
         self.tol = tolerances(job.test)
@@ -243,7 +247,7 @@ class Solving:
         ok, dp, angle = check(job.robot, job.tip, T, res.q, tol, job.test)
         ok = ok and (scene is None or scene.check.checker.is_free(res.q))
         return ResultRow(i, ok, elapsed, int(res.callback_calls), int(res.iterations), int(res.restarts), dp, angle,
-                         [float(x) for x in res.q])
+                         [float(x) for x in res.q], bool(res.success))
 
     def rows(self, chunk: Chunk) -> Iterator[ResultRow]:
         """The rows of `chunk`'s targets, in order, each as it is solved. The seed of each: none
@@ -387,8 +391,9 @@ def open_experiment(
     solving = Solving(job)
     store.check_robot(robot_name, robot.fingerprint)  # before the warm-up: a refusal costs no compilation
     solving.warm_up()
+    adapter = getattr(solving.solve, "adapter", None)  # a peer's: what its model leaves out goes beside its results
     eid = store.experiment(robot_name, test, solver, params, timeout, targets, seed, seed_mode, fixed, robot_hash=robot.fingerprint,
-                           callback=callback)
+                           callback=callback, notes=adapter.notes if adapter is not None else ())
     targets = store.targets(eid)
     done = store.done(eid)
     solutions = {r.target_index: r.solution for r in store.results(eid)} if seed_mode == "warm" else {}

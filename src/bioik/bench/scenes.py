@@ -74,7 +74,7 @@ import numpy as np
 import bioik
 from bioik import scenes
 from bioik.bench.progress import progress_bar
-from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, GoalSetRefused, goal_set_of, pose_errors, scenario_of
+from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, TABLE, GoalSetRefused, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
@@ -235,6 +235,11 @@ class SceneProblem:
     goals: list
     check: SceneCheck
     rejection: bool = False  # goal set rejection: the solver never sees the scene
+    warm: np.ndarray | None = None  # warm-up configurations when the scenario stores no targets
+
+    def witnesses(self) -> np.ndarray:
+        """Configurations reaching clear poses, for warm-up solves: the stored witnesses (or `warm`)."""
+        return self.scenario.targets().witnesses if self.warm is None else self.warm
 
     def solve_arguments(self, accept: Callable[[np.ndarray], bool] | None) -> tuple[Callable[[np.ndarray], bool], dict]:
         """The callback and extra keyword arguments of a solve whose own check is `accept`:
@@ -248,15 +253,22 @@ class SceneProblem:
 
     @classmethod
     def of(cls, robot: Robot, test: str, solver: str) -> SceneProblem:
-        """The problem of scene test `test` for `solver`; GoalSetRefused if the solver's
+        """The problem of scene test `test` (or `table`, `bioik.bench.table`) for `solver`; GoalSetRefused if the solver's
         search does not take a goal of the test's goal set (without them the run would be
         the generic one under another name)."""
         from bioik.solvers.registry import SOLVERS
 
+        kinds = SOLVERS[solver].kinds if solver in SOLVERS else None
+        if test == TABLE:
+            from bioik.bench.table import table_scene, table_witnesses
+
+            scenario = scenes.Scenario(TABLE, table_scene(), None, "tip poses of random configurations free of collision", ())
+            goal = CollisionAvoidanceGoal(scenario.scene)
+            return cls(scenario, [goal] if kinds is None or goal.kind in kinds else [], SceneCheck.of(robot, scenario),
+                       warm=table_witnesses(robot, np.random.default_rng(12345), 5))
         scenario = scenes.load(scenario_of(test))
         goal = collision_goal(robot, scenario)
         extra = goal_set(goal_set_of(test), scenario.opening)
-        kinds = SOLVERS[solver].kinds if solver in SOLVERS else None
         refused = sorted({type(g).__name__ for g in extra if kinds is not None and g.kind not in kinds})
         if refused:
             raise GoalSetRefused(f"solver {solver!r} does not take {', '.join(refused)}, the goals of goal set "

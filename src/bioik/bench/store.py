@@ -27,13 +27,18 @@ Every open checks the file: SQLite's `quick_check` (a damaged page), the format 
 the tables and columns of its version; a file that fails is refused (BenchError), never
 half-read.
 
+Each result row also keeps the solver's own claim (`claimed`: its `Result.success`, for a
+peer what the peer reported), beside the benchmark's verdict (`solved`), so the report can
+count false successes; NULL in rows stored before format version 5.
+
 Format versions (meta 'version'): 1 had no seed mode (every experiment was `random`); 2 had
 no robot hash or tip column (the tip was in the targets rows); 3 had no callback column (no
-solve had a callback). An older file opened for writing is upgraded in place to 4 (one
-transaction): version-1 experiments become `random`, experiments before version 4 ran
-without a callback, and experiments before version 3 get their tip from their targets and
-an empty robot hash — their robot content is unknown, so runs on their robot names are
-refused (use a new file). Opened read-only, an older file is read as it is.
+solve had a callback); 4 had no claimed column. An older file opened for writing is upgraded
+in place to 5 (one transaction): version-1 experiments become `random`, experiments before
+version 4 ran without a callback, experiments before version 3 get their tip from their
+targets and an empty robot hash — their robot content is unknown, so runs on their robot
+names are refused (use a new file) — and rows before version 5 have no claim. Opened
+read-only, an older file is read as it is.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 FORMAT = "bioik-bench"
-VERSION = 4
+VERSION = 5
 #: Log pages after which SQLite checkpoints the write-ahead log (its usual default, set so a
 #: build with another default changes nothing): a result row takes about 2 pages, so some 480
 #: rows. Every 100 pages cost fast fkik runs a third more wall time (0.35 → 0.47 ms a row).
@@ -89,7 +94,7 @@ CREATE TABLE results (
     experiment INTEGER NOT NULL REFERENCES experiments(id), target_index INTEGER NOT NULL,
     solved INTEGER NOT NULL, time_s REAL NOT NULL, callback_calls INTEGER NOT NULL,
     iterations INTEGER NOT NULL, restarts INTEGER NOT NULL,
-    position_error REAL NOT NULL, rotation_error REAL NOT NULL, solution TEXT NOT NULL,
+    position_error REAL NOT NULL, rotation_error REAL NOT NULL, solution TEXT NOT NULL, claimed INTEGER,
     PRIMARY KEY (experiment, target_index)
 );
 """
@@ -103,6 +108,8 @@ ADDED_COLUMNS = {
     "tip": (3, "COALESCE((SELECT t.tip FROM targets t WHERE t.experiment = experiments.id LIMIT 1), '')"),
     "callback": (4, "0"),
 }
+#: The results columns each format version added, and what they read as in an older file.
+ADDED_RESULT_COLUMNS = {"claimed": (5, "NULL")}
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,7 @@ class ResultRow:
     position_error: float
     rotation_error: float
     solution: list[float]
+    claimed: bool | None = None  # the solver's own claim of success (None: not stored)
 
 
 def _cpu_model() -> str:
@@ -308,13 +316,14 @@ class ResultStore:
             if not have:
                 missing.append(f"table {table}")
                 continue
-            missing += [f"{table}.{c}" for c in columns if c not in have and ADDED_COLUMNS.get(c, (0,))[0] <= self.version]
+            added = ADDED_RESULT_COLUMNS if table == "results" else ADDED_COLUMNS
+            missing += [f"{table}.{c}" for c in columns if c not in have and added.get(c, (0,))[0] <= self.version]
         if missing:
             raise BenchError(f"{self.path}: not a complete bioik results DB (format version {self.version} without {', '.join(missing)})")
 
     def _upgrade(self) -> None:
-        """Version 1, 2 or 3 → 4: rebuild `experiments` with the new columns in its identity
-        (SQLite cannot change a UNIQUE constraint in place); see the module docstring."""
+        """Version 1-4 → 5: rebuild `experiments` with the new columns in its identity (SQLite
+        cannot change a UNIQUE constraint in place), add `results.claimed`; see the module docstring."""
         new_table = SCHEMA.split("CREATE TABLE experiments", 1)[1].split("-- end of experiments", 1)[0]
         have = self._columns("experiments")
         columns = schema_columns()["experiments"]
@@ -322,10 +331,13 @@ class ResultStore:
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
-                self.conn.execute("CREATE TABLE experiments_new" + new_table.rstrip().rstrip(";"))
-                self.conn.execute(f"INSERT INTO experiments_new ({', '.join(columns)}) SELECT {values} FROM experiments")
-                self.conn.execute("DROP TABLE experiments")
-                self.conn.execute("ALTER TABLE experiments_new RENAME TO experiments")
+                if set(columns) - have:
+                    self.conn.execute("CREATE TABLE experiments_new" + new_table.rstrip().rstrip(";"))
+                    self.conn.execute(f"INSERT INTO experiments_new ({', '.join(columns)}) SELECT {values} FROM experiments")
+                    self.conn.execute("DROP TABLE experiments")
+                    self.conn.execute("ALTER TABLE experiments_new RENAME TO experiments")
+                for column in set(ADDED_RESULT_COLUMNS) - self._columns("results"):
+                    self.conn.execute(f"ALTER TABLE results ADD COLUMN {column} INTEGER")
                 self.conn.execute("UPDATE meta SET value=? WHERE key='version'", (str(VERSION),))
         except sqlite3.Error as e:
             raise BenchError(f"{self.path}: cannot upgrade the results DB to format version {VERSION} ({e})") from None
@@ -374,13 +386,14 @@ class ResultStore:
 
     def experiment(self, robot: str, test: str, solver: str, params: dict[str, Any], timeout: float,
                    targets: Targets, seed: int, seed_mode: str = "random", seed_config: np.ndarray | None = None, *,
-                   robot_hash: str, callback: bool = False) -> int:
+                   robot_hash: str, callback: bool = False, notes: Any = ()) -> int:
         """The id of this experiment, creating it (with its targets, in one transaction) if new.
 
         `robot_hash` is the robot's `fingerprint` (BenchError if `robot` was stored with other
         content, see `check_robot`), the tip is `targets.tip`; `seed_config` (the `fixed`
         mode's configuration) is part of the identity with `seed_mode`, and so is `callback`
-        (the solves had the runner's acceptance check as their solution callback).
+        (the solves had the runner's acceptance check as their solution callback). `notes`
+        (what a peer's model cannot represent) go into the environment as "notes".
         """
         self.check_robot(robot, robot_hash)
         config = "" if seed_config is None else json.dumps([float(x) for x in seed_config])
@@ -397,7 +410,7 @@ class ResultStore:
                 cur = self.conn.execute(
                     "INSERT INTO experiments (robot, robot_hash, tip, test, solver, params, timeout, n_targets, seed, seed_mode,"
                     " seed_config, callback, created, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps(environment())),
+                    (*key, time.strftime("%Y-%m-%dT%H:%M:%S%z"), json.dumps({**environment(), **({"notes": list(notes)} if notes else {})})),
                 )
                 eid = int(cur.lastrowid)
                 witnesses = targets.witnesses
@@ -419,9 +432,10 @@ class ResultStore:
         with self.conn:
             self.conn.execute("BEGIN")
             self.conn.executemany(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(experiment, row.target_index, int(row.solved), row.time_s, row.callback_calls, row.iterations,
-                  row.restarts, row.position_error, row.rotation_error, json.dumps(row.solution)) for row in rows],
+                  row.restarts, row.position_error, row.rotation_error, json.dumps(row.solution),
+                  None if row.claimed is None else int(row.claimed)) for row in rows],
             )
 
     @_damage_is_bench_error
@@ -454,11 +468,13 @@ class ResultStore:
         Returns:
             A list of `ResultRow`.
         """
+        claimed = "claimed" if ADDED_RESULT_COLUMNS["claimed"][0] <= self.version else ADDED_RESULT_COLUMNS["claimed"][1]
         rows = self.conn.execute(
-            "SELECT target_index, solved, time_s, callback_calls, iterations, restarts, position_error, rotation_error, solution"
-            " FROM results WHERE experiment=? ORDER BY target_index", (experiment,),
+            "SELECT target_index, solved, time_s, callback_calls, iterations, restarts, position_error, rotation_error, solution,"
+            f" {claimed} FROM results WHERE experiment=? ORDER BY target_index", (experiment,),
         ).fetchall()
-        return [ResultRow(r[0], bool(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8])) for r in rows]
+        return [ResultRow(r[0], bool(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), None if r[9] is None else bool(r[9]))
+                for r in rows]
 
     @_damage_is_bench_error
     def targets(self, experiment: int) -> Targets:

@@ -11,7 +11,10 @@ uniform random; many grid points are out of reach by design), `track` (a continu
 the tip, solved warm-started: a circle, then a figure eight, see `_track_targets`), `scale`
 (the fkik targets; the CLI runs it on the snakes SCALE_ROBOTS), `scene:NAME` (the first n
 stored targets of the EBIKE scenario NAME, `bioik.scenes`, each with its witness; only for
-elise_ur10's endoscope_tip; the runner adds the scenario's obstacles) and `scene:NAME/SET`
+elise_ur10's endoscope_tip; the runner adds the scenario's obstacles), `table` (any robot
+standing 3 cm above a table with three posts, ur5's cell, `bioik.bench.table`: the tip
+poses of random configurations free of collision there, each its witness; seed states
+uniform) and `scene:NAME/SET`
 (the same targets, solved with the goals of goal set SET added, built from the scenario's
 opening: see `bioik.bench.scenes`; `generic`, no goals added, is `scene:NAME`). The same (robot, test, n,
 seed, tip) always gives identical targets. The tip is named or, by default, the robot's one
@@ -42,7 +45,9 @@ from bioik.kinematics.robot import Robot
 from bioik.model.group import moved_links
 from bioik.robots import load_robot
 
-TESTS = ("fkik", "unreachable", "grid", "track", "scale", "scene")
+TESTS = ("fkik", "unreachable", "grid", "track", "scale", "table", "scene")
+#: The robot standing 3 cm above a table with three posts (`bioik.bench.table`).
+TABLE = "table"
 #: fkik's goal kinds: one pose goal per tip ("fkik"), or one position goal ("fkik/position").
 FKIK_POSITION = "fkik/position"
 #: Joins several tips into one tip string (a link name containing it cannot be benchmarked).
@@ -125,6 +130,12 @@ def check_tips(test: str, tip: str) -> str:
     if TIP_SEPARATOR in tip and test not in ("fkik", FKIK_POSITION):
         raise ValueError(f"several tips ({tip}) go with the fkik tests only (fkik, {FKIK_POSITION}); got {test}")
     return tip
+
+
+def collision_test(test: str) -> bool:
+    """Whether `test` is solved among obstacles with nothing but a pose goal: a scene test
+    without a goal set, or `table` (the tests collision-aware peers run)."""
+    return test == TABLE or goal_set_of(test) == "generic"
 
 
 def position_only(test: str) -> bool:
@@ -329,6 +340,11 @@ def generate(robot: Robot, test: str, n: int, seed: int, tip: str | None = None)
         return _unreachable_targets(robot, tip, rng, n)
     if test == "track":
         return _track_targets(robot, tip, rng, n)
+    if test == TABLE:
+        from bioik.bench.table import table_witnesses
+
+        witnesses = table_witnesses(robot, rng, n)
+        return Targets(tip, robot.fk(witnesses, links=[tip])[:, 0], robot.random_configuration(rng, n).reshape(n, robot.dof), witnesses)
     return _fk_targets(robot, tip, rng, n)  # fkik and scale
 
 
