@@ -165,7 +165,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 self._general_ready(problem)
             polish = None
             if polish_goals is not None and not one_call:
-                polish = (ws.problem(polish_goals), polish_goals)
+                polish = (ws.problem(polish_goals[0]), *polish_goals)
                 if not polish[0].template.general_ready:
                     self._general_ready(polish[0])
             t0 = time.monotonic()

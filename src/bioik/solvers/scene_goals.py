@@ -56,11 +56,14 @@ class SceneGoals:
         return goals, collision_free
 
     @staticmethod
-    def _polish_goals(goals: Sequence[Goal]) -> list[Goal] | None:
+    def _polish_goals(goals: Sequence[Goal]) -> tuple[list[Goal], list[tuple[int, float]]] | None:
         """The goals without the exact-checked (primary) collision goals, which a search near
-        an obstacle polishes its answer on (`bioik.solvers.search`); None if nothing is left."""
-        rest = [g for g in goals if not (type(g) is CollisionAvoidanceGoal and not g.is_secondary)]
-        return rest if rest and len(rest) < len(goals) else None
+        an obstacle polishes its answer on (`bioik.solvers.search`), and each left-out goal's
+        index and ε (its residual times ε is the covers' penetration depth); None if no goal
+        is left out or none is left."""
+        checked = [(k, g.epsilon) for k, g in enumerate(goals) if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
+        rest = [g for k, g in enumerate(goals) if k not in {i for i, _ in checked}]
+        return (rest, checked) if rest and checked else None
 
     def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
         """The exact checker (coal) for a collision goal's settings; a scene that a fixed link
