@@ -102,6 +102,10 @@ class DrakeAdapter(PeerAdapter):
                     if frozenset((a, b)) not in keep and ids[a] and ids[b]:
                         declaration.ExcludeBetween(GeometrySet(ids[a]), GeometrySet(ids[b]))
             scene_graph.collision_filter_manager().Apply(declaration)
+            welded = sorted({link for link, _ in cm.scene_pairs if link not in self.robot.moving_links})
+            if welded:  # SceneGraph filters geometry on bodies welded together, the world's included
+                self.notes.append(f"links welded to the world not checked against obstacles: {', '.join(welded)}"
+                                  " (no joint moves them; bioik's check tests them)")
         self.diagram = builder.Build()
         self.context = self.diagram.CreateDefaultContext()
         self.plant = plant
