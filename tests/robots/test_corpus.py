@@ -5,6 +5,7 @@ vertex, and collision-aware solves reach witness targets with no false success.
 
 import importlib.util
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -60,3 +61,19 @@ def test_collision_aware_solves_reach_witness_targets_without_false_success(name
     assert len(targets) == 8
     solved, _, false = corpus.solve_rate(arm, scene, targets, timeout=60.0, rng=rng, max_iterations=3000)
     assert false == 0 and solved == 8
+
+
+def test_a_group_whose_every_configuration_collides_with_itself_is_named():
+    """tiago's arm with the torso at its lowest lift: arm_1_link sits inside the torso column
+    in every arm configuration; the first solve warns, naming the pair and the remedies."""
+    from bioik.collision.guard import SelfCollisionWarning
+
+    tiago = corpus.load(ENTRIES["tiago"], ROOT)
+    low = tiago.with_frozen({"torso_lift_joint": 0.0})
+    T = low.link_pose(low.center(), low.tips[0])
+    with pytest.warns(SelfCollisionWarning, match=r"'arm_1_link' and 'torso_fixed_column_link' collide in \d+ of them.*with_frozen"):
+        res = bioik.solve(low, [bioik.PoseGoal(low.tips[0], T)], scene=bioik.Scene(), max_iterations=50, random_seed=0)
+    assert not res.success
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelfCollisionWarning)  # at mid-lift (the corpus entry) most are free
+        bioik.solve(tiago, [bioik.PoseGoal(tiago.tips[0], T)], scene=bioik.Scene(), max_iterations=50, random_seed=0)

@@ -2,6 +2,7 @@
 costs, allowed self-collision pairs, and exact checks against a scene with coal."""
 
 from bioik.collision.acm import AllowedCollisions, allowed_collisions
+from bioik.collision.guard import SelfCollisionWarning
 from bioik.collision.sphere_pairs import SpherePairs, sphere_pairs
 from bioik.collision.spheres import SphereModel, sphere_model
 
@@ -15,4 +16,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'bioik.collision' has no attribute {name!r}")
 
 
-__all__ = ["AllowedCollisions", "CollisionChecker", "Contact", "SphereModel", "SpherePairs", "allowed_collisions", "sphere_model", "sphere_pairs"]
+__all__ = ["AllowedCollisions", "CollisionChecker", "Contact", "SelfCollisionWarning", "SphereModel", "SpherePairs", "allowed_collisions",
+           "sphere_model", "sphere_pairs"]

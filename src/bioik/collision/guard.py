@@ -4,13 +4,18 @@
 margin, allowed contacts, self-collision on or off), built on first use, and refuses a
 scene that a link no active variable moves is truly in, and frozen values that put two such
 links into each other: every configuration would collide, and such links cost nothing in
-the compiled collision cost, so the search alone would never say why it fails. coal is
-imported only when the first checker is built.
+the compiled collision cost, so the search alone would never say why it fails. It also
+warns (`SelfCollisionWarning`, once per checker) when none of SELF_SAMPLES random
+configurations of the group is free of self-collision, naming the pair met most often: a
+link the group moves held inside a frozen one (tiago's arm at its torso's lowest lift) makes
+every solve fail for a reason the failures do not show. coal is imported only when the
+first checker is built.
 """
 
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +23,13 @@ import numpy as np
 
 from bioik.errors import SceneError, SelfCollisionError
 from bioik.kinematics.robot import Robot
+
+#: Random configurations of the group tried for self-collision when a checker is built.
+SELF_SAMPLES = 64
+
+
+class SelfCollisionWarning(UserWarning):
+    """No random configuration of the active group is free of self-collision."""
 
 
 class ExactChecks:
@@ -34,10 +46,12 @@ class ExactChecks:
     def checker(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> Callable[[np.ndarray], bool]:
         """The exact checker for a collision goal's scene, margin, allowed pairs and
         self-collision setting; built once per setting. A scene that a fixed link is in is
-        refused here with a `SceneError` (`check_fixed_links`)."""
+        refused here with a `SceneError` (`check_fixed_links`), and a group that collides
+        with itself wherever it goes is warned about (`SelfCollisionWarning`)."""
         key = (id(scene), margin, allowed, self_collision)
         hit = self._checkers.get(key)
-        if hit is not None and hit[0] is scene:
+        built = hit is None or hit[0] is not scene
+        if not built:
             checker = hit[1]
         else:
             from bioik.collision.acm import allowed_collisions
@@ -50,8 +64,28 @@ class ExactChecks:
             checker = CollisionChecker(self.robot, scene, margin=margin, acm=acm, allowed=allowed)
             with self._lock:
                 self._checkers[key] = (scene, checker)
-        self.check_fixed_links(scene, margin, checker)
+        self.check_fixed_links(scene, margin, checker)  # first: frozen links in each other are an error
+        if built and self_collision:
+            from bioik.collision.checker import CollisionChecker
+
+            self._warn_if_always_self_colliding(CollisionChecker(self.robot, None, margin=margin, acm=checker.acm))
         return checker
+
+    def _warn_if_always_self_colliding(self, checker: Any) -> None:
+        """Warn when none of SELF_SAMPLES random configurations (a fixed seed) is free of
+        self-collision, naming the pair met most often."""
+        Q = self.robot.random_configuration(np.random.default_rng(0), SELF_SAMPLES)
+        if any(checker.is_free(q) for q in Q):
+            return
+        met: dict[tuple[str, str], int] = {}
+        for q in Q:
+            for c in checker.contacts(q):
+                met[(c.a, c.b)] = met.get((c.a, c.b), 0) + 1
+        (a, b), n = max(met.items(), key=lambda item: item[1])
+        warnings.warn(f"robot {self.robot.name!r}: none of {SELF_SAMPLES} random configurations of its active group is free"
+                      f" of self-collision; links {a!r} and {b!r} collide in {n} of them. If a frozen joint holds one inside"
+                      f" the other, freeze it elsewhere (robot.with_frozen({{...}})); if they touch by construction, list the"
+                      f" pair in the SRDF: <disable_collisions link1={a!r} link2={b!r}/>", SelfCollisionWarning, stacklevel=4)
 
     def check_fixed_links(self, scene: Any, margin: float, checker: Any) -> None:
         """Refuse, once per obstacle layout and poses, a scene that a link no active variable
