@@ -118,8 +118,7 @@ class GeneralPath:
             clipped = clip_into(q, robot.lower, robot.upper)
         reference = robot._center if random_start else q.copy()
         problem.update(goals, reference, position_tolerance, rotation_tolerance)
-        if polish is not None:
-            polish[0].update(polish[1], reference, position_tolerance, rotation_tolerance)
+        polish_ready = False  # the polish problem is updated when first needed
         mode = MODES[self.acceptance]
         calls = restarts = iterations = 0
         ok = polished = False
@@ -149,6 +148,9 @@ class GeneralPath:
                 if not sliced or time.monotonic() >= deadline or iterations >= budget:
                     break
                 if self._near(problem, q, mode, polish[2]):
+                    if not polish_ready:
+                        polish[0].update(polish[1], reference, position_tolerance, rotation_tolerance)
+                        polish_ready = True
                     polished, its, tried = self._polish(polish, q, deadline, budget - iterations, seed_k, mode, callback)
                     iterations += its
                     calls += tried
