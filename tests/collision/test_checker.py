@@ -48,6 +48,8 @@ def test_a_box_through_a_link_reports_the_analytic_penetration():
     assert hit.kind == "scene" and hit.a == "upper_arm_link"
     assert hit.distance == pytest.approx(-0.02, abs=1e-6)
     assert np.isclose(hit.point_a[2], centre[2] - 0.06, atol=1e-6) or np.isclose(hit.point_b[2], centre[2] - 0.06, atol=1e-6)
+    # in the slab, yet free of itself: the scene left out, its own links not
+    assert c.is_free_of_itself(HOME) and not c.is_free_of_itself(FOLDED)
 
 
 def test_margin_counts_near_pairs_as_collisions():

@@ -352,6 +352,24 @@ class CollisionChecker:
                     return False
                 if obs.solid[o] is not None and self._inside_solid(st, g, o):
                     return False
+        return self._free_of_itself(st)
+
+    __call__ = is_free
+
+    def is_free_of_itself(self, q: Any) -> bool:
+        """True if no checked pair of the robot's own links is closer than `margin` at q
+        (the scene left out).
+
+        Args:
+            q: a configuration of the robot's active group.
+
+        Returns:
+            Whether q is free of self-collision.
+        """
+        return self._free_of_itself(self._prepare(q, self.margin))
+
+    def _free_of_itself(self, st) -> bool:
+        E, req, res = self._elements, st.request, st.result
         gs = st.gaps_self
         for p in np.argsort(gs):
             if not gs[p] < self.margin:
@@ -361,8 +379,6 @@ class CollisionChecker:
             if coal.collide(E[a].geometry, self._set(st, a), E[b].geometry, self._set(st, b), req, res):
                 return False
         return True
-
-    __call__ = is_free
 
     def _inside_solid(self, st, g: int, o: int) -> bool:
         V, F, lo, hi = st.obstacles.solid[o]

@@ -66,21 +66,20 @@ class ExactChecks:
                 self._checkers[key] = (scene, checker)
         self.check_fixed_links(scene, margin, checker)  # first: frozen links in each other are an error
         if built and self_collision:
-            from bioik.collision.checker import CollisionChecker
-
-            self._warn_if_always_self_colliding(CollisionChecker(self.robot, None, margin=margin, acm=checker.acm))
+            self._warn_if_always_self_colliding(checker)
         return checker
 
     def _warn_if_always_self_colliding(self, checker: Any) -> None:
         """Warn when none of SELF_SAMPLES random configurations (a fixed seed) is free of
         self-collision, naming the pair met most often."""
         Q = self.robot.random_configuration(np.random.default_rng(0), SELF_SAMPLES)
-        if any(checker.is_free(q) for q in Q):
+        if any(checker.is_free_of_itself(q) for q in Q):
             return
         met: dict[tuple[str, str], int] = {}
         for q in Q:
-            for c in checker.contacts(q):
-                met[(c.a, c.b)] = met.get((c.a, c.b), 0) + 1
+            for c in checker.contacts(q, n=len(checker.links) ** 2):
+                if c.kind == "self":
+                    met[(c.a, c.b)] = met.get((c.a, c.b), 0) + 1
         (a, b), n = max(met.items(), key=lambda item: item[1])
         warnings.warn(f"robot {self.robot.name!r}: none of {SELF_SAMPLES} random configurations of its active group is free"
                       f" of self-collision; links {a!r} and {b!r} collide in {n} of them. If a frozen joint holds one inside"
