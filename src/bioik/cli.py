@@ -207,7 +207,6 @@ def cmd_train(args) -> None:
     """Train a network for the neural solvers [R 3.6], save it (default: beside the URDF, or
     ROBOT.MODE.npz in the current directory for a bundled robot), and report the solver's
     success on held-out FK targets at 5 ms."""
-    import time
     from pathlib import Path
 
     import bioik

@@ -41,7 +41,7 @@ class ExactChecks:
         self._lock = threading.Lock()
         self._checkers: dict[tuple, tuple[Any, Callable[[np.ndarray], bool]]] = {}
         #: Per checker, the scene layout and poses whose fixed links were last found clear.
-        self._fixed_checked: dict[int, tuple] = {}
+        self._fixed_checked: dict[int, tuple | None] = {}
 
     def checker(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> Callable[[np.ndarray], bool]:
         """The exact checker for a collision goal's scene, margin, allowed pairs and
@@ -77,7 +77,7 @@ class ExactChecks:
             return
         met: dict[tuple[str, str], int] = {}
         for q in Q:
-            for c in checker.contacts(q, n=len(checker.links) ** 2):
+            for c in checker.contacts(q, n=len(checker.links) ** 2):  # every pair in contact
                 if c.kind == "self":
                     met[(c.a, c.b)] = met.get((c.a, c.b), 0) + 1
         (a, b), n = max(met.items(), key=lambda item: item[1])
@@ -89,11 +89,11 @@ class ExactChecks:
     def check_fixed_links(self, scene: Any, margin: float, checker: Any) -> None:
         """Refuse, once per obstacle layout and poses, a scene that a link no active variable
         moves is truly in, or two such links in each other (by the exact check): every
-        configuration would collide. Such links
-        cost nothing in the collision goal (`CollisionAvoidanceGoal`), so a cover sphere
-        fatter than the base never blocks a search."""
+        configuration would collide. Such links cost nothing in the collision goal
+        (`CollisionAvoidanceGoal`), so a cover sphere fatter than the base never blocks a
+        search."""
         versions = None if scene is None else (scene.layout_version, scene.pose_version)
-        if id(checker) in self._fixed_checked and self._fixed_checked[id(checker)] == versions:
+        if self._fixed_checked.get(id(checker), ()) == versions:  # (): never checked
             return
         hits = checker.fixed_contacts()
         if hits:

@@ -33,7 +33,7 @@ from bioik.solvers.prepared import PreparedProblems
 from bioik.solvers.registry import PYTHON_GOALS_SOLVER
 from bioik.solvers.result import Result, check_timeout, family
 from bioik.solvers.scene_goals import SceneGoals
-from bioik.solvers.search import GeneralPath
+from bioik.solvers.search import GeneralPath, Polish
 from bioik.solvers.workspace import Workspace
 
 __all__ = ["Result", "Solver", "check_timeout", "solve", "solve_batch"]
@@ -165,9 +165,9 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 self._general_ready(problem)
             polish = None
             if polish_goals is not None and not one_call:
-                polish = (ws.problem(polish_goals[0]), *polish_goals)
-                if not polish[0].template.general_ready:
-                    self._general_ready(polish[0])
+                polish = Polish(ws.problem(polish_goals[0]), *polish_goals)
+                if not polish.problem.template.general_ready:
+                    self._general_ready(polish.problem)
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout

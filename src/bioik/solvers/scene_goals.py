@@ -62,7 +62,8 @@ class SceneGoals:
         index and ε (its residual times ε is the covers' penetration depth); None if no goal
         is left out or none is left."""
         checked = [(k, g.epsilon) for k, g in enumerate(goals) if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
-        rest = [g for k, g in enumerate(goals) if k not in {i for i, _ in checked}]
+        left_out = {k for k, _ in checked}
+        rest = [g for k, g in enumerate(goals) if k not in left_out]
         return (rest, checked) if rest and checked else None
 
     def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,6 +44,16 @@ POLISH_ITERATIONS = 30
 #: A slice's best answer is polished when the covers' penetration (√Σ depth², m) of each
 #: exact-checked collision goal is at most this.
 NEAR = 0.005
+
+
+class Polish(NamedTuple):
+    """What a search near obstacles polishes on: the prepared problem of `goals` (the solve's
+    goals without its exact-checked collision goals), and those left-out goals' indices
+    among the solve's goals with their ε (residual × ε: the covers' penetration depth)."""
+
+    problem: Problem
+    goals: list
+    checked: list[tuple[int, float]]
 
 
 class GeneralPath:
@@ -103,11 +113,10 @@ class GeneralPath:
                     template.general_ready = True
 
     def _search(self, problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
-                polish=None) -> Result:
+                polish: Polish | None = None) -> Result:
         """The general search: the family's search, with rejection sampling when a callback
-        rejects an answer [E 8.1]; with `polish` (the problem and goals without the
-        exact-checked collision goals, and those goals' indices and ε), in slices, each
-        slice's best answer near contact polished (see the module docstring)."""
+        rejects an answer [E 8.1]; with `polish`, in slices, each slice's best answer near
+        contact polished (see the module docstring)."""
         robot = self.robot
         clipped = False
         random_start = seed is None
@@ -147,9 +156,9 @@ class GeneralPath:
             if not found:
                 if not sliced or time.monotonic() >= deadline or iterations >= budget:
                     break
-                if self._near(problem, q, mode, polish[2]):
+                if self._near(problem, q, mode, polish.checked):
                     if not polish_ready:
-                        polish[0].update(polish[1], reference, position_tolerance, rotation_tolerance)
+                        polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance)
                         polish_ready = True
                     polished, its, tried = self._polish(polish, q, deadline, budget - iterations, seed_k, mode, callback)
                     iterations += its
@@ -175,7 +184,7 @@ class GeneralPath:
         wrap_near(q, reference, robot.lower, robot.upper, robot.multiturn)  # as BioIK: the turn nearest the seed
         accepted, errors, pc, sc = problem.accept(q, self.acceptance)
         if polished:  # the other goals met and the exact check found it free; the covers may still touch
-            accepted = polish[0].accept(q, self.acceptance)[0]
+            accepted = polish.problem.accept(q, self.acceptance)[0]
         elif accepted and not ok and callback is not None:
             # the search gave up on an answer that passes the acceptance test: the callback
             # has the last word on it, unless it already rejected this very answer
@@ -206,12 +215,12 @@ class GeneralPath:
         errors = problem.accept(q, mode)[1]
         return all(errors[k, 0] * eps <= NEAR for k, eps in checked)
 
-    def _polish(self, polish, q, deadline, budget, seed_k, mode, callback) -> tuple[bool, int, int]:
+    def _polish(self, polish: Polish, q, deadline, budget, seed_k, mode, callback) -> tuple[bool, int, int]:
         """Search from q (a slice's best answer) on the polish problem alone, with at most
         POLISH_ITERATIONS of the `budget` left; if that succeeds, ask the callback (the exact
         check first). Returns (accepted, iterations, callback calls), q overwritten with the
         polished answer if accepted."""
-        rest = polish[0]
+        rest = polish.problem
         family, settings = self._run_for(rest)
         qp = q.copy()
         found, its, _ = family.search(rest, qp, deadline, min(POLISH_ITERATIONS, budget), (seed_k + 1) % 2**31, mode,
