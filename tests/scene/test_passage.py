@@ -126,3 +126,19 @@ def test_find_stops_at_its_deadline_and_batches_change_nothing(tank, monkeypatch
     np.testing.assert_array_equal(again.point, found.point)
     np.testing.assert_array_equal(again.axis, found.axis)
     assert again.diameter == found.diameter
+
+
+def test_a_known_passage_is_taken_where_a_corridor_reaches_it(tank):
+    """find(known=...): a passage found for one point is the answer for another inside the
+    same can (one ray instead of the search); a known 'passage' no corridor reaches (here
+    one under the floor) is passed over, and the point's own is searched for."""
+    from bioik.scene.passage import Passage
+
+    finder = PassageFinder(tank, reach=0.5, radius=0.004)
+    first = finder.find((0.5, 0.05, 0.01), (0, 0, -1))
+    assert first is not None
+    assert finder.find((0.65, 0.0, 0.15), (1, 0, 0), known=[first]) is first
+    buried = Passage(np.array([0.5, 0.0, -0.3]), np.array([0.0, 0.0, 1.0]), 0.05)
+    found = finder.find((0.65, 0.0, 0.15), (1, 0, 0), known=[buried])
+    assert found is not None and found is not buried and 0.37 < found.point[2] < 0.42
+    assert finder.find((1.2, 0.5, 0.0), (0, 0, -1), known=[first]) is None  # in the open: no passage, known or not

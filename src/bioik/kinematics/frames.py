@@ -131,7 +131,8 @@ def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
 def align_z(axis: np.ndarray) -> np.ndarray:
     """A rotation matrix whose z column is the unit vector `axis`."""
     z = np.asarray(axis, float)
-    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(helper, z)
+    a, b, c = (float(v) for v in z)
+    x = np.array([0.0, -c, b]) if abs(a) < 0.9 else np.array([c, 0.0, -a])  # (1,0,0) × z or (0,1,0) × z
     x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
+    p, q, r = (float(v) for v in x)
+    return np.array([[p, b * r - c * q, a], [q, c * p - a * r, b], [r, a * q - b * p, c]])
