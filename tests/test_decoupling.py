@@ -168,3 +168,30 @@ def test_threads_sharing_a_decoupler_get_the_serial_answers(tank):
     with ThreadPoolExecutor(3) as pool:
         threaded = list(pool.map(run, range(len(poses))))
     assert all(np.array_equal(a, b) for a, b in zip(serial, threaded))
+
+
+def test_the_tool_split_is_past_the_arms_six_joints():
+    """elise_ur10's endoscope starts at endoscope_mount (the link the bench names by hand);
+    a seven-joint arm's last joint is a tool of one joint; a six-joint arm has none, and
+    neither has a tool with a frozen joint (the decoupler solves every tool joint)."""
+    from bioik.decoupling import tool_split
+
+    assert tool_split(ROBOT, scenes.TIP) == "endoscope_mount"
+    assert tool_split(ROBOT, "wrist_3_link") is None
+    assert tool_split(bioik.load_robot("ur5"), "tool0") is None
+    panda = bioik.load_robot("panda")
+    assert tool_split(panda, "panda_link8") == "panda_link6"
+    assert tool_split(ROBOT.with_group(ROBOT.variable_names[:8]), scenes.TIP) is None  # endoscope_bend2 held
+
+
+def test_the_tool_cover_is_the_endoscope_cover_found_alone():
+    """Only the tool's links get the tight spheres; for elise_ur10 that is exactly the cover
+    the EBIKE scenes name by hand (scenes.ENDOSCOPE_COVER)."""
+    from bioik.decoupling import tool_cover
+
+    auto = tool_cover(ROBOT, "endoscope_mount", scenes.TIP)
+    hand = sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER)
+    assert auto.per_link() == hand.per_link()
+    np.testing.assert_array_equal(auto.radii, hand.radii)
+    np.testing.assert_array_equal(auto.centres, hand.centres)
+    assert auto.per_link()["endoscope_link_1"] > sphere_model(ROBOT).per_link()["endoscope_link_1"]

@@ -37,11 +37,11 @@ def _answering_on(calls, name, succeed_at):
 
 @pytest.mark.parametrize("found, expected", [
     (False, ["lm", "decoupled:open", "lm", "decoupled:open", "lm"]),
-    (True, ["decoupled:passage", "lm", "decoupled:open", "decoupled:passage", "lm"]),
+    (True, ["decoupled:passage", "decoupled:open", "lm", "decoupled:passage", "decoupled:open", "lm"]),
 ])
 def test_the_searches_take_turns_in_doubling_slices(shelf, monkeypatch, found, expected):
-    """Where the finder sees a passage: decoupling through it, the whole robot, decoupling
-    with no opening; elsewhere the whole robot and decoupling with no opening; each round's
+    """Where the finder sees a passage: decoupling through it, decoupling with no opening,
+    the whole robot; elsewhere the whole robot and decoupling with no opening; each round's
     slices twice the last. The searches are stand-ins here (the whole robot answers on its
     third or second turn, decoupling never), so the schedule is checked alone."""
     _, solver = shelf
@@ -49,7 +49,7 @@ def test_the_searches_take_turns_in_doubling_slices(shelf, monkeypatch, found, e
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 2 if found else 3))
     passage = Passage(np.zeros(3), np.array([1.0, 0.0, 0.0]), 0.05) if found else None
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: passage)
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline, known: passage)
     res = solver.solve(np.eye(4), timeout=60.0, random_seed=0)
     assert res.success and [c for c, _ in calls] == expected
     per_round = 3 if found else 2
@@ -64,7 +64,7 @@ def test_the_last_turn_is_cut_at_the_timeout(shelf, monkeypatch):
     calls = []
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 0))
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: None)
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline, known: None)
     res = solver.solve(np.eye(4), timeout=0.05, random_seed=0)
     assert not res.success and calls and all(0.0 < t <= 0.05 for _, t in calls)
 
@@ -77,7 +77,7 @@ def test_the_reported_time_is_the_whole_call(shelf, monkeypatch):
     calls = []
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 0))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
-    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline: time.sleep(0.05))
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline, known: time.sleep(0.05))
     res = solver.solve(np.eye(4), timeout=1.0, random_seed=0)
     assert res.success and res.time >= 0.05
 
@@ -92,7 +92,7 @@ def test_a_passage_search_that_takes_the_whole_timeout_starts_no_turn(shelf, mon
     monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 1))
     monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
 
-    def slow(self, p, u, deadline):
+    def slow(self, p, u, deadline, known):
         deadlines.append(deadline)
         time.sleep(max(deadline - time.monotonic(), 0.0) + 0.001)
 
@@ -153,3 +153,72 @@ def test_threads_sharing_a_solver_get_checked_answers(shelf):
     for T, res in zip(poses, results, strict=True):
         A = ROBOT.link_pose(res.q, scenes.TIP)
         assert res.success and np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5 and checker.is_free(res.q)
+
+
+def test_the_default_solver_hands_a_tool_tip_to_a_passage_solver(monkeypatch):
+    """No solver named, a scene, one pose goal of a tip past a tool: the solve goes to a
+    PassageSolver of that scene, split and covered alone (built once per scene state, again
+    after the scene moves); an iteration budget, a named solver, a second goal or a tip with
+    no tool take the general search. The answers are checked exactly."""
+    from bioik.goals import PoseGoal, PositionGoal
+
+    scenario = scenes.load("HydrogenTankSmall")
+    scene, poses = scenario.scene, scenario.targets().poses
+    used = []
+    real = PassageSolver.solve
+    monkeypatch.setattr(PassageSolver, "solve", lambda self, T, **kw: used.append(self) or real(self, T, **kw))
+    solver = bioik.Solver(ROBOT)
+    checker = CollisionChecker(ROBOT, scene)
+    for k in range(2):
+        res = solver.solve([PoseGoal(scenes.TIP, poses[k])], scene=scene, timeout=1.0, random_seed=k)
+        assert res.success and checker.is_free(res.q) and ROBOT.within_limits(res.q)
+    assert len(used) == 2 and used[0] is used[1] and used[0].decoupler.split_link == "endoscope_mount"
+    res = bioik.solve(ROBOT, [PoseGoal(scenes.TIP, poses[2])], scene=scene, timeout=1.0, random_seed=2)
+    assert res.success and checker.is_free(res.q) and len(used) == 3
+    name = next(iter(scene.obstacles))
+    scene.move(name, scene.obstacles[name].pose)
+    solver.solve([PoseGoal(scenes.TIP, poses[3])], scene=scene, timeout=1.0, random_seed=3)
+    assert len(used) == 4 and used[3] is not used[0]
+    # the general search
+    solver.solve([PoseGoal(scenes.TIP, poses[0])], scene=scene, max_iterations=20, random_seed=0)
+    bioik.solve(ROBOT, [PoseGoal(scenes.TIP, poses[0])], scene=scene, solver="lm", max_iterations=20, random_seed=0)
+    solver.solve([PoseGoal(scenes.TIP, poses[0]), PositionGoal("wrist_3_link", poses[0][:3, 3], secondary=True)],
+                 scene=scene, max_iterations=20, timeout=0.01, random_seed=0)
+    solver.solve([PoseGoal("wrist_3_link", ROBOT.link_pose(scenes.READY, "wrist_3_link"))], scene=scene, timeout=0.01)
+    assert len(used) == 4
+
+
+def test_default_solves_on_threads_get_checked_answers():
+    """Four threads solving tank targets with the default solver at once share one
+    PassageSolver; each answer is at its own target and collision-free."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bioik.goals import PoseGoal
+
+    scenario = scenes.load("HydrogenTank")
+    poses = scenario.targets().poses[:8]
+    solver = bioik.Solver(ROBOT)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda k: solver.solve([PoseGoal(scenes.TIP, poses[k])], scene=scenario.scene,
+                                                        timeout=2.0, random_seed=k), range(8)))
+    checker = CollisionChecker(ROBOT, scenario.scene)
+    for T, res in zip(poses, results, strict=True):
+        A = ROBOT.link_pose(res.q, scenes.TIP)
+        assert res.success and np.linalg.norm(A[:3, 3] - T[:3, 3]) <= 1e-5 and checker.is_free(res.q)
+
+
+@pytest.mark.parametrize("decoupling_answers", [True, False])
+def test_a_passage_is_kept_for_later_targets_only_once_decoupling_went_through_it(shelf, monkeypatch, decoupling_answers):
+    """The finder is offered the passages decoupling went through; a passage the whole
+    robot's turn answered beside is not kept (it may sit off the opening's centre)."""
+    _, solver = shelf
+    monkeypatch.setattr(solver, "_known", [])
+    calls, offered = [], []
+    monkeypatch.setattr(Decoupler, "solve", _answering_on(calls, "decoupled", 1 if decoupling_answers else 0))
+    monkeypatch.setattr("bioik.passage_solver.solve", _answering_on(calls, "lm", 1))
+    passage = Passage(np.zeros(3), np.array([1.0, 0.0, 0.0]), 0.05)
+    monkeypatch.setattr(PassageFinder, "find", lambda self, p, u, deadline, known: offered.append(list(known)) or passage)
+    for _ in range(2):
+        calls.clear()  # each solve's turns answer as the first did
+        assert solver.solve(np.eye(4), timeout=60.0, random_seed=0).success
+    assert offered[0] == [] and [k is passage for k in offered[1]] == ([True] if decoupling_answers else [])

@@ -48,6 +48,7 @@ try:
     from bioik.kinematics.robot import Robot
     from bioik.problem import Problem
     from bioik.solvers import BatchResult, GoalBatch, Result, Solver, solve, solve_batch
+    from bioik.solvers import api as _solvers_api
     from bioik.robots import load_robot
     from bioik.scene import Scene
     from bioik.rollout import Rollout, rollout
@@ -55,6 +56,16 @@ try:
 finally:
     if _collecting:
         _gc.enable()
+
+def _passage_routes(robot: Robot) -> Any:
+    """The default solver's turn to `PassageSolver` for a tool tip among obstacles
+    (`bioik.solvers.api.passage_routes`), imported on a scene solve's first use."""
+    from bioik.passage_solver import PassageRoutes
+
+    return PassageRoutes(robot)
+
+
+_solvers_api.passage_routes = _passage_routes
 
 if TYPE_CHECKING:  # what `__getattr__` imports on first use
     from bioik import scenes

@@ -37,6 +37,51 @@ PROXIMAL_ITERATIONS = 200
 PROXIMAL_TRIES = 8
 #: The opening of a target in the open (`Decoupler.solve(T, opening=OPEN)`): none to pass.
 OPEN = "open"
+#: The arm's joints: six can put the link that holds a tool in any pose of their workspace.
+ARM_JOINTS = 6
+#: The tool's own sphere cover (tolerance m, most spheres per link; `sphere_model`'s
+#: per-link settings): a tool that must pass an opening a few centimetres wide needs
+#: spheres a few millimetres past its surface, where the default cover reaches 1.5 cm
+#: (elise_ur10's 8 mm endoscope: 3 mm and 40, as `bioik.scenes.ENDOSCOPE_COVER`).
+TOOL_TOLERANCE, TOOL_MAX_SPHERES = 0.003, 40
+
+
+def tool_split(robot: Robot, tip: str) -> str | None:
+    """Where to split `robot` for decoupling towards `tip` when nobody names a link: the link
+    that carries the joints past the first ARM_JOINTS of the chain from the root to `tip`,
+    i.e. the tool that a six-joint arm holds (elise_ur10: endoscope_mount, before the
+    endoscope's three joints; panda: panda_link6, before its seventh joint).
+
+    Returns:
+        The split link, or None where there is no tool to split off: the chain moves with
+        at most ARM_JOINTS active variables, or a joint past them is not active (frozen),
+        which the decoupler cannot solve.
+    """
+    model = robot.model
+    active = set(robot.group.variables)
+    seen: list[int] = []
+    split = None
+    for j in model.chain(model.links[model.root].name, tip):
+        variables = [m.variable for m in model.joints[j].motions]
+        if not all(v in active for v in variables):
+            if split is not None:
+                return None  # a frozen joint in the tool
+            continue
+        new = [v for v in variables if v not in seen]
+        if new and len(seen) == ARM_JOINTS and split is None:
+            split = model.links[model.joints[j].parent].name
+        seen.extend(new)
+    return split
+
+
+def tool_cover(robot: Robot, split_link: str, tip: str) -> SphereModel:
+    """The robot's sphere cover with the tool's links (those between `split_link` and `tip`
+    that have collision geometry) covered tightly (TOOL_TOLERANCE, TOOL_MAX_SPHERES), the
+    others by the default (`sphere_model`)."""
+    model = robot.model
+    tool = {model.links[model.joints[j].child].name for j in model.chain(split_link, tip)}
+    return sphere_model(robot, links={name: (TOOL_TOLERANCE, TOOL_MAX_SPHERES) for name in sorted(tool)
+                                      if model.link(name).collision})
 
 
 def _opening(opening: tuple[Any, ...] | str) -> tuple[np.ndarray, np.ndarray, float] | str:
@@ -272,4 +317,4 @@ def decoupled_solve(robot: Robot, goals: Sequence[Any], *, split_link: str, open
         g.pose, timeout=timeout, random_seed=random_seed, **kwargs)
 
 
-__all__ = ["OPEN", "Decoupler", "decoupled_solve"]
+__all__ = ["OPEN", "Decoupler", "decoupled_solve", "tool_cover", "tool_split"]

@@ -38,6 +38,13 @@ from bioik.solvers.workspace import Workspace
 
 __all__ = ["Result", "Solver", "check_timeout", "solve", "solve_batch"]
 
+#: How the default solver solves a tool tip's pose among obstacles: a function of the robot
+#: that returns its `bioik.passage_solver.PassageRoutes`. Decoupling and the passage search
+#: are built on these solvers, a layer above them, so the `bioik` package sets this when
+#: it is imported (None: every solve takes the general search).
+passage_routes: Callable[[Robot], Any] | None = None
+
+
 class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
     """A solver bound to a robot, for repeated solves without re-preparing.
 
@@ -48,7 +55,8 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
     Args:
         robot: the robot (from `bioik.load_robot`).
         solver: a name from `bioik.solvers.names()` (None: `lm`, and for goals that call
-            Python `optlib_lbfgsb` unless parameters are given).
+            Python `optlib_lbfgsb` unless parameters are given; with a scene, one pose
+            goal of a tip past a tool goes to a `bioik.PassageSolver`, see `bioik.solve`).
         timeout: default seconds per solve.
         acceptance: the success test: "norm" (default), "trac" or "kdl".
         network: for the neural solvers (`neural`, `neural2`) only: the trained network, a
@@ -84,6 +92,10 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         #: The solver that runs goals that call Python: the solver as named, or with none
         #: named (and no parameters for the default), the one that can call them.
         self._python_name = PYTHON_GOALS_SOLVER if solver is None and not params else self.family.name
+        #: With no solver named, a scene and one pose goal of a tip past a tool go to a
+        #: `bioik.PassageSolver` (`_passage`); made on first use.
+        self._default = solver is None and not params
+        self._routes: Any = None
         self._single = self.family.single_pose  # its compiled entry once it is loaded
         #: A single pose goal is solved by the whole-query kernel (one compiled call in this
         #: thread), unless the settings run the search on threads of its own.
@@ -149,6 +161,10 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         entry = time.monotonic()  # Result.time is the whole call; the timeout starts after the preparation
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be a function q -> True (accept) or False (reject), or None; got {type(callback).__name__}")
+        if scene is not None and self._default and max_iterations is None and self.acceptance == "norm":
+            res = self._passage(goals, seed, scene, entry, timeout, callback, random_seed, position_tolerance, rotation_tolerance)
+            if res is not None:
+                return res
         polish_goals = None
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
@@ -202,6 +218,36 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         finally:
             idle.append(ws)  # at most as many as ever ran at once
         res.time += t0 - entry  # the scene's exact-check setup, the goals' update, a first preparation
+        return res
+
+    def _passage(self, goals, seed, scene, entry, timeout, callback, random_seed, position_tolerance,
+                 rotation_tolerance) -> Result | None:
+        """The default solver's solve of one pose goal of a tip past a tool among obstacles:
+        `bioik.PassageSolver`'s turns of decoupling through the passage it finds and the
+        whole robot's search, for the tool that enters an opening (a tank's hole), with
+        nothing annotated (`bioik.passage_solver.PassageRoutes`); None for other goals,
+        which take the general search."""
+        if self._routes is None:
+            if passage_routes is None:
+                return None
+            with self._prepare_lock:
+                if self._routes is None:
+                    self._routes = passage_routes(self.robot)
+        found = self._routes.route(goals, scene)
+        if found is None:
+            return None
+        goal, passage = found
+        self._collision_free(goals, scene, None)  # refuses a fixed link in an obstacle, warns of self-collision
+        timeout = self.timeout if timeout is None else check_timeout(timeout)
+        pt = TOLERANCE.check("position_tolerance", position_tolerance)
+        rt = TOLERANCE.check("rotation_tolerance", rotation_tolerance)
+        if random_seed is not None:
+            RANDOM_SEED.check("random_seed", random_seed)
+        ready = time.monotonic()
+        res = passage.solve(goal.pose, timeout=timeout, seed=seed, random_seed=random_seed, callback=callback,
+                            position_tolerance=pt if goal.position_tolerance is None else goal.position_tolerance,
+                            rotation_tolerance=rt if goal.rotation_tolerance is None else goal.rotation_tolerance)
+        res.time += ready - entry  # the first use's preparation
         return res
 
     def solve_batch(
@@ -314,7 +360,11 @@ def solve(
         position_tolerance: position error (m) of a pose-type goal that counts as met.
         rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
         solver: a solver name (see `Solver`; None: the default); the one that ran is
-            `Result.solver`.
+            `Result.solver`. With none named, a scene and one pose goal of a tip past a
+            tool (more than six active joints on its chain, `bioik.decoupling.tool_split`)
+            go to a `bioik.PassageSolver`: the tool's passage found in the scene, decoupling
+            through it and the whole robot's search in turns (no iteration budget: with
+            `max_iterations`, the general search).
         acceptance: the success test: "norm" (default), "trac" or "kdl".
         scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
             (unless one for this scene is there; solvers that do not take it — kdl, trac,
