@@ -253,7 +253,7 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
                 raise ValueError(f"{s} takes no solver parameters; got {', '.join(sorted(plan.params[s]))}")
         elif s not in bioik.solvers.names() and s not in SCENE_SOLVERS:
             raise ValueError(f"unknown solver {s!r}; known: {', '.join(bioik.solvers.names())}, decoupled (scene tests of the tanks), "
-                             f"passage (scene tests), "
+                             f"passage, default (scene tests), "
                              f"or a peer ({', '.join(peers.PREFIX + k for k in peers.PEERS)})")
     ResultStore.check_writable(plan.db)
     for s in [s for s in plan.solvers if peers.is_peer(s)]:
@@ -282,6 +282,8 @@ def _check(plan: Plan) -> tuple[dict[str, Any], dict[str, str], dict[tuple[str, 
             if s in own:  # a first run compiles here, one solver after another: the notices say which
                 with compile_step(f"solver {own.index(s) + 1} of {len(own)}"):  # an unknown parameter fails here, before writing
                     warm_up(robot, s, plan.timeout, plan.params[s], callback=plan.callback)
+            elif not peers.is_peer(s):
+                continue  # decoupled, passage, default: built and warmed up in their scene run
             elif TIP_SEPARATOR in tips[name]:
                 _skip(f"skipping {s} on robot {name}: peers run pose goals on one tip; got {tips[name]}")
             else:

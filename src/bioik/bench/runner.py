@@ -55,7 +55,7 @@ import bioik
 from bioik.bench import peers
 from bioik.bench.progress import progress_bar
 from bioik.bench.store import ResultRow, ResultStore
-from bioik.bench.targets import (DECOUPLED, DEFAULT_TOLERANCES, PASSAGE, SCENE_SOLVERS, TABLE, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
+from bioik.bench.targets import (DECOUPLED, DEFAULT, DEFAULT_TOLERANCES, PASSAGE, SCENE_SOLVERS, TABLE, Targets, benchmark_tip, check_seed_mode, default_seed_mode, generate,
                                  position_only, scenario_of, tip_errors, tips_of, tolerances)
 from bioik.kinematics.robot import Robot
 
@@ -220,6 +220,8 @@ class Solving:
                 solve = scenes.decoupled_function(job.robot, job.test)
             if job.solver == PASSAGE and solve is bioik.solve:  # GoalSetRefused off the scene tests
                 solve = scenes.passage_function(job.robot, job.test)
+            if job.solver == DEFAULT and solve is bioik.solve:  # GoalSetRefused off the scene tests
+                solve = scenes.default_function(job.test)
             if scenario_of(job.test) or job.test == TABLE:
                 self.scene = scenes.SceneProblem.of(job.robot, job.test, job.solver)
         if peers.is_peer(job.solver) and solve is bioik.solve:

@@ -74,7 +74,7 @@ import numpy as np
 import bioik
 from bioik import scenes
 from bioik.bench.progress import progress_bar
-from bioik.bench.targets import DECOUPLED, OPENING_GOAL_SETS, PASSAGE, TABLE, GoalSetRefused, goal_set_of, pose_errors, scenario_of
+from bioik.bench.targets import DECOUPLED, DEFAULT, OPENING_GOAL_SETS, PASSAGE, TABLE, GoalSetRefused, goal_set_of, pose_errors, scenario_of
 from bioik.collision import CollisionChecker, sphere_model
 from bioik.collision._coal import coal, piece_geometry, shape_geometry, transform
 from bioik.collision.link_geometry import link_pieces
@@ -163,6 +163,23 @@ def passage_function(robot: Robot, test: str):
         (pose,) = [g for g in goals if isinstance(g, PoseGoal)]
         return passage.solve(pose.pose, timeout=timeout, seed=seed, random_seed=random_seed, callback=callback,
                              position_tolerance=position_tolerance, rotation_tolerance=rotation_tolerance)
+
+    return solve
+
+
+def default_function(test: str):
+    """A `bioik.solve`-shaped function for scene test `test` (generic goal set only) or
+    `table`: `bioik.solve` with no solver named, given the target and `scene=` alone — no
+    collision goal, cover or split link from the bench (`SceneProblem.of` adds none for it),
+    so what a user who names nothing gets."""
+    if test != TABLE and (scenario_of(test) is None or goal_set_of(test) != "generic"):
+        raise GoalSetRefused(f"{DEFAULT} runs on the scene tests without a goal set (scene:NAME) and on table; got {test}")
+
+    def solve(robot: Robot, goals, *, seed=None, timeout: float, solver: str = DEFAULT, callback=None,
+              position_tolerance: float = TOLERANCE[0], rotation_tolerance: float = TOLERANCE[1], scene=None,
+              random_seed=None, **params):
+        return bioik.solve(robot, goals, seed=seed, timeout=timeout, callback=callback, position_tolerance=position_tolerance,
+                           rotation_tolerance=rotation_tolerance, scene=scene, random_seed=random_seed, **params)
 
     return solve
 
@@ -259,6 +276,8 @@ class SceneProblem:
         from bioik.solvers.registry import SOLVERS
 
         kinds = SOLVERS[solver].kinds if solver in SOLVERS else None
+        if solver == DEFAULT:  # the solve adds its own collision goal for scene=
+            kinds = ()
         if test == TABLE:
             from bioik.bench.table import table_scene, table_witnesses
 

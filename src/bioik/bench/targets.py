@@ -64,9 +64,11 @@ GOAL_SETS = ("generic", "rejection", "rcm", "rcm_multi", "line", "alignment", "l
 OPENING_GOAL_SETS = GOAL_SETS[2:]
 #: Solvers the bench builds itself for scene tests (`bioik.bench.scenes`): kinematic
 #: decoupling through the scenario's annotated opening, and through the passage found in the
-#: scene (`bioik.PassageFinder`, a generic solver), with `lm` where there is none.
-DECOUPLED, PASSAGE = "decoupled", "passage"
-SCENE_SOLVERS = (DECOUPLED, PASSAGE)
+#: scene (`bioik.PassageFinder`, a generic solver), with `lm` where there is none; and
+#: `bioik.solve` with no solver named, given the target and `scene=` alone (what a user who
+#: names nothing gets).
+DECOUPLED, PASSAGE, DEFAULT = "decoupled", "passage", "default"
+SCENE_SOLVERS = (DECOUPLED, PASSAGE, DEFAULT)
 SEED_MODES = ("random", "none", "fixed", "warm")
 SCALE_ROBOTS = ("snake30", "snake90", "snake180")
 TRACK_RADIUS_FRACTION = 0.1
