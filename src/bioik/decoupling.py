@@ -39,6 +39,9 @@ PROXIMAL_TRIES = 8
 OPEN = "open"
 #: The arm's joints: six can put the link that holds a tool in any pose of their workspace.
 ARM_JOINTS = 6
+#: The fewest joints of a tool that passes an opening: a remote centre of motion is two
+#: conditions (a seven-joint arm's last joint is a wrist, not a tool).
+TOOL_JOINTS = 2
 #: The tool's own sphere cover (tolerance m, most spheres per link; `sphere_model`'s
 #: per-link settings): a tool that must pass an opening a few centimetres wide needs
 #: spheres a few millimetres past its surface, where the default cover reaches 1.5 cm
@@ -50,12 +53,12 @@ def tool_split(robot: Robot, tip: str) -> str | None:
     """Where to split `robot` for decoupling towards `tip` when nobody names a link: the link
     that carries the joints past the first ARM_JOINTS of the chain from the root to `tip`,
     i.e. the tool that a six-joint arm holds (elise_ur10: endoscope_mount, before the
-    endoscope's three joints; panda: panda_link6, before its seventh joint).
+    endoscope's three joints).
 
     Returns:
-        The split link, or None where there is no tool to split off: the chain moves with
-        at most ARM_JOINTS active variables, or a joint past them is not active (frozen),
-        which the decoupler cannot solve.
+        The split link, or None where there is no tool to split off: fewer than TOOL_JOINTS
+        active variables past the first ARM_JOINTS (a seven-joint arm), or a joint past
+        them is not active (frozen), which the decoupler cannot solve.
     """
     model = robot.model
     active = set(robot.group.variables)
@@ -71,7 +74,7 @@ def tool_split(robot: Robot, tip: str) -> str | None:
         if new and len(seen) == ARM_JOINTS and split is None:
             split = model.links[model.joints[j].parent].name
         seen.extend(new)
-    return split
+    return split if len(seen) >= ARM_JOINTS + TOOL_JOINTS else None
 
 
 def tool_cover(robot: Robot, split_link: str, tip: str) -> SphereModel:

@@ -66,7 +66,7 @@ class PassageSolver:
         tip: the tool's tip link, whose pose is the target.
         split_link: the first link of the tool (where `Decoupler` splits the robot); None:
             `bioik.decoupling.tool_split(robot, tip)`, the link past the arm's first six
-            joints (a ValueError if the chain to the tip has no more).
+            joints (a ValueError unless two or more follow them).
         scene: the obstacles.
         spheres: the robot's sphere cover for every collision goal (None: the decoupled
             parts get `bioik.decoupling.tool_cover`, the tool's links covered tightly, and
@@ -83,7 +83,7 @@ class PassageSolver:
         if split_link is None:
             split_link = tool_split(robot, tip)
             if split_link is None:
-                raise ValueError(f"PassageSolver: the chain to {tip!r} has at most six active joints: no tool to split off "
+                raise ValueError(f"PassageSolver: the chain to {tip!r} has fewer than two active joints past its first six: no tool to split off "
                                  "(name split_link, the first link of the tool)")
         tool = tool_cover(robot, split_link, tip) if spheres is None else spheres
         self.decoupler = Decoupler(robot, tip, split_link, scene, None, spheres=tool, solver=solver)

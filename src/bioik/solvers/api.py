@@ -361,7 +361,7 @@ def solve(
         rotation_tolerance: rotation angle (rad) of a pose-type goal that counts as met.
         solver: a solver name (see `Solver`; None: the default); the one that ran is
             `Result.solver`. With none named, a scene and one pose goal of a tip past a
-            tool (more than six active joints on its chain, `bioik.decoupling.tool_split`)
+            tool (two active joints or more past the first six of its chain, `bioik.decoupling.tool_split`)
             go to a `bioik.PassageSolver`: the tool's passage found in the scene, decoupling
             through it and the whole robot's search in turns (no iteration budget: with
             `max_iterations`, the general search).
