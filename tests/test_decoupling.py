@@ -173,8 +173,9 @@ def test_threads_sharing_a_decoupler_get_the_serial_answers(tank):
 def test_the_tool_split_is_past_the_arms_six_joints():
     """elise_ur10's endoscope starts at endoscope_mount (the link the bench names by hand);
     a six-joint arm has no tool, nor has a seven-joint arm (its last joint is a wrist: a
-    tool that passes an opening has two joints or more), nor a tool with a frozen joint
-    (the decoupler solves every tool joint)."""
+    tool that passes an opening has two joints or more), nor a chain whose seventh joint
+    follows the sixth with no mount between, nor a tool with a frozen joint (the
+    decoupler solves every tool joint)."""
     from bioik.decoupling import tool_split
 
     assert tool_split(ROBOT, scenes.TIP) == "endoscope_mount"
@@ -182,6 +183,10 @@ def test_the_tool_split_is_past_the_arms_six_joints():
     assert tool_split(bioik.load_robot("ur5"), "tool0") is None
     panda = bioik.load_robot("panda")
     assert tool_split(panda, "panda_link8") is None
+    # the joints go on as one arm, with no mount between the sixth and the seventh
+    assert tool_split(bioik.load_robot("mobile_ur5"), "tool0") is None
+    assert tool_split(bioik.load_robot("iiwa14_hand"), "index_tip") is None
+    assert tool_split(bioik.load_robot("humanoid"), "left_hand") is None
     assert tool_split(ROBOT.with_group([*ROBOT.variable_names[:7], ROBOT.variable_names[8]]), scenes.TIP) is None  # bend1 held
 
 

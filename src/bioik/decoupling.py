@@ -57,8 +57,10 @@ def tool_split(robot: Robot, tip: str) -> str | None:
 
     Returns:
         The split link, or None where there is no tool to split off: fewer than TOOL_JOINTS
-        active variables past the first ARM_JOINTS (a seven-joint arm), or a joint past
-        them is not active (frozen), which the decoupler cannot solve.
+        active variables past the first ARM_JOINTS (a seven-joint arm); no fixed joint
+        (a mount, a flange) between the sixth and the seventh, so the joints go on as one
+        arm (a mobile base's arm, a humanoid's torso and arm, a hand on an arm); or a
+        joint past them not active (frozen), which the decoupler cannot solve.
     """
     model = robot.model
     active = set(robot.group.variables)
@@ -72,7 +74,10 @@ def tool_split(robot: Robot, tip: str) -> str | None:
             continue
         new = [v for v in variables if v not in seen]
         if new and len(seen) == ARM_JOINTS and split is None:
-            split = model.links[model.joints[j].parent].name
+            mount = model.joints[j].parent
+            if model.joints[model.parent_joint[mount]].motions:
+                return None  # the seventh joint follows the sixth directly: more arm, not a mounted tool
+            split = model.links[mount].name
         seen.extend(new)
     return split if len(seen) >= ARM_JOINTS + TOOL_JOINTS else None
 
