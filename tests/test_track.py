@@ -54,9 +54,31 @@ def test_max_step_rejects_a_jump_and_fails_honestly(ur5, circle):
     assert ok.success.all() and ok.max_joint_step <= 1.2
     res = bioik.track(ur5, [poses[0], far], seed=path[0], max_step=0.3, **BUDGET)
     assert res.success.tolist() == [True, False]
-    # the nearest solution found is still returned, with its (small) goal errors
-    assert np.abs(ur5.link_pose(res.q[1], "tool0") - far).max() < 1e-4
-    assert res.goal_errors[1][0, 0] < 1e-4 and res.max_joint_step > 0.3
+    # the failed step holds the last configuration: no jump; its goal errors are measured there
+    np.testing.assert_array_equal(res.q[1], res.q[0])
+    assert res.max_joint_step <= 0.3
+    held = ur5.link_pose(res.q[0], "tool0")
+    assert res.goal_errors[1][0, 0] == pytest.approx(np.linalg.norm(held[:3, 3] - far[:3, 3]), rel=1e-9)
+    # the path goes on from there
+    back = bioik.track(ur5, [poses[0], far, poses[1]], seed=path[0], max_step=0.3, **BUDGET)
+    assert back.success.tolist() == [True, False, True] and back.max_joint_step <= 0.3
+
+
+def test_a_step_among_obstacles_that_fails_holds_a_clear_configuration(ur5, circle):
+    """With a scene, a step whose target lies inside an obstacle fails and holds the last
+    configuration, which the exact check finds clear; the path never enters the box."""
+    from bioik.collision import CollisionChecker
+
+    path, poses = circle
+    scene = bioik.Scene()
+    inside = poses[1][:3, 3]
+    scene.add_box("block", (0.06, 0.06, 0.06), bioik.scene.poses.pose_from(tuple(inside)))
+    checker = CollisionChecker(ur5, scene)
+    assert checker.is_free(path[0])
+    res = bioik.track(ur5, poses[:3], seed=path[0], scene=scene, **BUDGET)
+    assert res.success.tolist()[1] is False
+    np.testing.assert_array_equal(res.q[1], res.q[0])
+    assert all(checker.is_free(q) for q in res.q[:2])
 
 
 def test_user_callback_still_applies(ur5, circle):

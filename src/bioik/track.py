@@ -2,7 +2,9 @@
 solution, staying near it with a secondary `MinimalDisplacementGoal` [S 5.5.4].
 
 A joint-step bound (`max_step`) is enforced by rejection sampling through the solution
-callback [E 8.1], so a step that cannot meet it fails honestly instead of jumping.
+callback [E 8.1], so a step that cannot meet it fails honestly instead of jumping: with a
+bound or a scene, a failed step holds the last configuration, so the path never moves a
+joint more than `max_step` at once nor into an obstacle.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from bioik.goals.base import Goal
 from bioik.goals.joints import MinimalDisplacementGoal
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.robot import Robot
+from bioik.problem import Problem
 from bioik.solvers.api import check_timeout, solve
+
+#: The solve arguments a held step's goal errors are measured with.
+TOLERANCES = ("position_tolerance", "rotation_tolerance")
 
 
 @dataclass(slots=True)
@@ -77,7 +83,9 @@ def track(
         max_step: largest allowed change of any joint (rad or m) between consecutive
             solutions (the first measured from `seed`); a solution that exceeds it is
             rejected and the search goes on until `timeout`; if none fits, the step is
-            marked failed and the best solution found is kept.
+            marked failed and holds the last configuration (its goal errors are those of
+            its own goals there). So does a failed step with `scene=`: the path keeps
+            clear of the obstacles wherever it starts clear.
         minimal_displacement: add a secondary `MinimalDisplacementGoal` (reference: the
             previous solution) so that redundancy is spent on small joint motion.
         **solve_kwargs: passed to `bioik.solve` (a `callback` there must also accept a
@@ -99,16 +107,11 @@ def track(
     previous = robot.clip(robot.check(seed, "seed"))
     user_callback = solve_kwargs.pop("callback", None)
 
-    nearest: list[Any] = [math.inf, None]  # smallest step and its solution, rejected for max_step only
+    hold = max_step is not None or solve_kwargs.get("scene") is not None  # a failed step stays where it is
 
     def accept(q: np.ndarray) -> bool:
         ok = user_callback is None or bool(user_callback(q))
-        step = float(np.max(np.abs(q - previous)))
-        if max_step is None or step <= max_step:
-            return ok
-        if ok and step < nearest[0]:
-            nearest[:] = step, q
-        return False
+        return ok and (max_step is None or float(np.max(np.abs(q - previous))) <= max_step)
 
     callback = accept if max_step is not None or user_callback is not None else None
     n = len(steps)
@@ -120,13 +123,11 @@ def track(
     for i, goals in enumerate(steps):
         if minimal_displacement and not any(isinstance(g, MinimalDisplacementGoal) for g in goals):
             goals = [*goals, MinimalDisplacementGoal()]
-        nearest[:] = math.inf, None
         res = solve(robot, goals, seed=previous, timeout=timeout, solver=solver, callback=callback, **solve_kwargs)
-        if not res.success and nearest[1] is not None:
-            # no solution within max_step: keep the nearest one found (exact errors from a
-            # one-iteration solve that starts on it), still marked failed
-            best = solve(robot, goals, seed=nearest[1], timeout=timeout, solver=solver, **{**solve_kwargs, "max_iterations": 1})
-            res.q, res.goal_errors, res.time = best.q, best.goal_errors, res.time + best.time
+        if not res.success and hold:
+            problem = Problem(robot, goals)
+            problem.update(goals, previous, **{k: v for k, v in solve_kwargs.items() if k in TOLERANCES})
+            res.q, res.goal_errors = previous.copy(), problem.accept(previous)[1]
         largest = max(largest, float(np.max(np.abs(res.q - previous))))
         qs[i], success[i], times[i] = res.q, res.success, res.time
         errors.append(res.goal_errors)
