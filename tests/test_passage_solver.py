@@ -157,8 +157,8 @@ def test_threads_sharing_a_solver_get_checked_answers(shelf):
 
 def test_the_default_solver_hands_a_tool_tip_to_a_passage_solver(monkeypatch):
     """No solver named, a scene, one pose goal of a tip past a tool: the solve goes to a
-    PassageSolver of that scene, split and covered alone (built once per scene state, again
-    after the scene moves); an iteration budget, a named solver, a second goal or a tip with
+    PassageSolver of that scene, split and covered alone (built once per scene layout; after
+    the scene moves, the same one follows it); an iteration budget, a named solver, a second goal or a tip with
     no tool take the general search. The answers are checked exactly."""
     from bioik.goals import PoseGoal, PositionGoal
 
@@ -177,15 +177,22 @@ def test_the_default_solver_hands_a_tool_tip_to_a_passage_solver(monkeypatch):
     assert res.success and checker.is_free(res.q) and len(used) == 3
     name = next(iter(scene.obstacles))
     scene.move(name, scene.obstacles[name].pose)
+    assert used[0].finder.pose_version != scene.pose_version
+    res = solver.solve([PoseGoal(scenes.TIP, poses[3])], scene=scene, timeout=1.0, random_seed=3)
+    assert len(used) == 4 and used[3] is used[0] and used[0].finder.pose_version == scene.pose_version
+    assert res.success and checker.is_free(res.q)
+    far = np.eye(4)
+    far[:3, 3] = 5.0  # out of reach
+    scene.add_box("extra", (0.01, 0.01, 0.01), far)
     solver.solve([PoseGoal(scenes.TIP, poses[3])], scene=scene, timeout=1.0, random_seed=3)
-    assert len(used) == 4 and used[3] is not used[0]
+    assert len(used) == 5 and used[4] is not used[0]
     # the general search
     solver.solve([PoseGoal(scenes.TIP, poses[0])], scene=scene, max_iterations=20, random_seed=0)
     bioik.solve(ROBOT, [PoseGoal(scenes.TIP, poses[0])], scene=scene, solver="lm", max_iterations=20, random_seed=0)
     solver.solve([PoseGoal(scenes.TIP, poses[0]), PositionGoal("wrist_3_link", poses[0][:3, 3], secondary=True)],
                  scene=scene, max_iterations=20, timeout=0.01, random_seed=0)
     solver.solve([PoseGoal("wrist_3_link", ROBOT.link_pose(scenes.READY, "wrist_3_link"))], scene=scene, timeout=0.01)
-    assert len(used) == 4
+    assert len(used) == 5
 
 
 def test_default_solves_on_threads_get_checked_answers():

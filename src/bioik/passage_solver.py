@@ -131,6 +131,8 @@ class PassageSolver:
         T = np.asarray(T, dtype=float)
         if T.shape != (4, 4) or not np.isfinite(T).all():
             raise ValueError(f"PassageSolver.solve: the target must be a finite 4×4 pose; got shape {T.shape}")
+        if self.finder.pose_version != self.scene.pose_version:
+            self._follow()
         found = self.finder.find(*_ray(T), deadline=deadline, known=self._known)
         if time.monotonic() >= deadline:  # the passage search used the whole timeout: no turn starts
             q = self.robot.center()
@@ -171,6 +173,15 @@ class PassageSolver:
         res.time = time.perf_counter() - start
         return res
 
+    def _follow(self) -> None:
+        """After `scene.move`: the finder follows the obstacles, and the passages known so far
+        are dropped (an opening may have moved with them). The decoupler, the exact check and
+        the collision goal read the poses themselves."""
+        with self._lock:
+            if self.finder.pose_version != self.scene.pose_version:
+                self.finder.refresh()
+                self._known = []
+
     def _keep(self, passage: Passage) -> None:
         """Put a passage that decoupling went through first among those the finder tries for
         the next targets: one found from a target near the opening's rim can sit off its
@@ -192,9 +203,10 @@ class PassageRoutes:
     a solve without an iteration budget goes to a PassageSolver of that scene and tip, split
     and covered as it chooses; nothing to annotate. One per Solver, safe to share between
     threads; the PassageSolvers are built (and warmed up, outside any timeout) on first use
-    and kept per scene state (a moved or edited scene gets a new one)."""
+    and kept per scene layout (obstacles added or removed: a new one; moved: the same one
+    follows them)."""
 
-    #: PassageSolvers kept (per scene state and tip); the oldest goes first.
+    #: PassageSolvers kept (per scene layout and tip); the oldest goes first.
     KEEP = 8
 
     def __init__(self, robot: Robot):
@@ -215,7 +227,7 @@ class PassageRoutes:
             self._splits[tip] = tool_split(self.robot, tip)
         if self._splits[tip] is None:
             return None
-        key = (id(scene), scene.layout_version, scene.pose_version, tip)
+        key = (id(scene), scene.layout_version, tip)  # a PassageSolver follows scene.move itself
         hit = self._solvers.get(key)
         if hit is not None and hit[0] is scene:
             return goal, hit[1]

@@ -142,3 +142,20 @@ def test_a_known_passage_is_taken_where_a_corridor_reaches_it(tank):
     found = finder.find((0.65, 0.0, 0.15), (1, 0, 0), known=[buried])
     assert found is not None and found is not buried and 0.37 < found.point[2] < 0.42
     assert finder.find((1.2, 0.5, 0.0), (0, 0, -1), known=[first]) is None  # in the open: no passage, known or not
+
+
+def test_a_refreshed_finder_follows_the_scene_moved():
+    """After scene.move, refresh() carries the obstacles' new poses into the finder: the
+    can's opening is found where the can went; until then the finder says it is behind."""
+    scene = Scene()
+    hole = (Cylinder(0.03, 0.04), _at(0.0, 0.0, 0.195))
+    scene.add("can", difference(Cylinder(0.2, 0.4), Cylinder(0.19, 0.38), hole), _at(0.5, 0.0, 0.2))
+    finder = PassageFinder(scene, reach=0.5, radius=0.004)
+    before = finder.find((0.5, 0.05, 0.01), (0, 0, -1))
+    scene.move("can", _at(0.8, 0.0, 0.2))
+    assert finder.pose_version != scene.pose_version
+    finder.refresh()
+    assert finder.pose_version == scene.pose_version
+    after = finder.find((0.8, 0.05, 0.01), (0, 0, -1))
+    assert before is not None and after is not None
+    np.testing.assert_allclose(after.point, before.point + (0.3, 0.0, 0.0), atol=0.005)

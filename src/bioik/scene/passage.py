@@ -213,7 +213,8 @@ def _centre(blob, x, n, steps):
 class PassageFinder:
     """The passages to points of a scene (see the module).
 
-    The scene is packed once; after `scene.move`, make a new finder.
+    The scene is packed once; after `scene.move`, `refresh` (after obstacles are added or
+    removed, make a new finder).
 
     Args:
         scene: the obstacles.
@@ -244,12 +245,10 @@ class PassageFinder:
         if not (0.0 < half_angle <= math.pi and isinstance(rays, int) and rays >= 1 and step > 0.0):
             raise ValueError(f"PassageFinder: need 0 < half_angle ≤ π, an int rays ≥ 1 and step > 0; "
                              f"got {half_angle!r}, {rays!r}, {step!r}")
-        self.blob = scene.pack()
-        try:
-            lo, hi = scene.bounds()
-        except SceneError:  # no obstacles: every point is in the open
-            lo = hi = None
-        self._box = None if lo is None else (lo - 0.01, hi + 0.01)
+        self.scene = scene
+        #: (the packed scene, the box the rays leave, the scene's pose_version they follow):
+        #: swapped whole by `refresh`, read once per `find`.
+        self._packed = (scene.pack(), self._bounds(), scene.pose_version)
         self.reach, self.radius, self.skip, self.narrow, self.step = float(reach), float(radius), float(skip), float(narrow), float(step)
         z = np.array([0.0, 0.0, 1.0])
         self._cones = [(cone_directions(z, half_angle, rays), self.radius), (cone_directions(z, half_angle, 4 * rays), 0.0)]
@@ -261,19 +260,47 @@ class PassageFinder:
         self._cos_half = math.cos(half_angle)
         self._normals = cone_directions(z, math.pi / 2, PLANES)  # a hemisphere: n and −n are one plane
 
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The box around the obstacles, 1 cm wider (None: no obstacle, all is open)."""
+        try:
+            lo, hi = self.scene.bounds()
+        except SceneError:
+            return None
+        return lo - 0.01, hi + 0.01
+
+    @property
+    def blob(self) -> np.ndarray:
+        """The packed scene (`Scene.pack`) the rays march through."""
+        return self._packed[0]
+
+    @property
+    def pose_version(self) -> int:
+        """The scene's `pose_version` the finder follows (`refresh` after `scene.move`)."""
+        return self._packed[2]
+
+    def refresh(self) -> None:
+        """Follow the scene's `move`s since the finder was made or last refreshed: the
+        obstacles' poses and the box around them, swapped in whole (a `find` in another
+        thread reads the one state or the other). Obstacles added or removed need a new
+        finder: a SceneError says so."""
+        blob = self._packed[0].copy()
+        self.scene.write_poses(blob)
+        self._packed = (blob, self._bounds(), self.scene.pose_version)
+
     def warm_up(self) -> None:
         """Compile (or load) every ray test `find` may call, with the argument types it passes
         them, so that no later `find` compiles inside a caller's timeout: a warm-up `find`
         that stops early (its point in the open) leaves the later tests unloaded."""
-        if self._box is None:
+        blob, box, _ = self._packed
+        if box is None:
             return
         p, n, z = np.zeros(3), np.array([0.0, 0.0, 1.0]), np.zeros(1)
         dirs = np.zeros((2, 3))[:1]  # a batch: the first rows of a C-ordered array
         dirs[0] = n
-        _escaping(self.blob, p, dirs, *self._box, self.skip, self.step)
-        _widest_ray(self.blob, p, dirs, *self._box, self.skip, self.reach, self.radius, self.step, self.narrow, self.radius, z)
-        _crossings(self.blob, p, dirs, *self._box, self.skip, self.reach, self.step, self.narrow, np.empty((2, 3))[1:])
-        _centre(self.blob, p.copy(), n, CENTRING_STEPS)
+        _escaping(blob, p, dirs, *box, self.skip, self.step)
+        _widest_ray(blob, p, dirs, *box, self.skip, self.reach, self.radius, self.step, self.narrow, self.radius, z)
+        _crossings(blob, p, dirs, *box, self.skip, self.reach, self.step, self.narrow, np.empty((2, 3))[1:])
+        _centre(blob, p.copy(), n, CENTRING_STEPS)
 
     def find(self, point, tool_axis, *, deadline: float = math.inf, known: Sequence[Passage] = ()) -> Passage | None:
         """The passage to `point` for a tool arriving along `tool_axis` (its direction at the
@@ -294,16 +321,17 @@ class PassageFinder:
         if not (np.isfinite(p).all() and np.isfinite(axis).all()) or n == 0.0:
             raise ValueError(f"PassageFinder.find: point and tool_axis must be finite 3-vectors, the axis not zero; "
                              f"got {point!r}, {tool_axis!r}")
-        if self._box is None:
+        blob, box, _ = self._packed
+        if box is None:
             return None
         u = axis / n
         back = align_z(-u).T  # cone directions around z → around −u
-        lo, hi = self._box
+        lo, hi = box
         open_dirs, escaping, enough = self._open @ back, 0, self.enclosed * len(self._open)
         for b in range(0, len(open_dirs), BATCH):
             if time.monotonic() >= deadline:
                 return None
-            escaping += _escaping(self.blob, p, open_dirs[b:b + BATCH], lo, hi, self.skip, self.step)
+            escaping += _escaping(blob, p, open_dirs[b:b + BATCH], lo, hi, self.skip, self.step)
             if escaping > enough:
                 return None  # many ways out: the open
         out = np.zeros(1)
@@ -315,7 +343,7 @@ class PassageFinder:
                 if not self.skip < length <= self.reach or ray @ -u < self._cos_half * length:
                     continue
                 ray = (ray / length).reshape(1, 3)
-                if _widest_ray(self.blob, start, ray, lo, hi, self.skip, self.reach, self.radius, self.step, self.narrow,
+                if _widest_ray(blob, start, ray, lo, hi, self.skip, self.reach, self.radius, self.step, self.narrow,
                                self.radius, out) == 0 and out[0] < self.narrow:
                     return passage
         cones = [(cone @ back, radius) for cone, radius in self._cones]  # the same from every start
@@ -328,7 +356,7 @@ class PassageFinder:
                 for b in range(0, len(dirs), BATCH):
                     if time.monotonic() >= deadline:
                         return None
-                    j = _widest_ray(self.blob, start, dirs[b:b + BATCH], lo, hi, self.skip, self.reach, radius, self.step,
+                    j = _widest_ray(blob, start, dirs[b:b + BATCH], lo, hi, self.skip, self.reach, radius, self.step,
                                     self.narrow, best, out)
                     best = out[0]  # the widest clearance so far: the next batch's floor
                     if j >= 0:
@@ -346,7 +374,7 @@ class PassageFinder:
         for b in range(0, len(fan), BATCH):
             if time.monotonic() >= deadline:
                 return None
-            m += _crossings(self.blob, start, fan[b:b + BATCH], lo, hi, self.skip, self.reach, self.step, self.narrow, pts[m:])
+            m += _crossings(blob, start, fan[b:b + BATCH], lo, hi, self.skip, self.reach, self.step, self.narrow, pts[m:])
         if m == 0:
             return None
         inside = pts[:m].mean(axis=0)
@@ -358,7 +386,7 @@ class PassageFinder:
         best, best_d, best_n = None, 0.0, ray
         for normal in normals:
             x = inside.copy()
-            d = _centre(self.blob, x, np.ascontiguousarray(normal), CENTRING_STEPS)
+            d = _centre(blob, x, np.ascontiguousarray(normal), CENTRING_STEPS)
             if best_d < d < self.narrow:
                 best, best_d, best_n = x, d, normal
         if best is None:
