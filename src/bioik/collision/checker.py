@@ -339,6 +339,23 @@ class CollisionChecker:
             Whether q is collision-free.
         """
         st = self._prepare(q, self.margin)
+        return self._free_of_scene(st) and self._free_of_itself(st)
+
+    __call__ = is_free
+
+    def is_free_of_scene(self, q: Any) -> bool:
+        """True if no link is closer than `margin` to an obstacle it may not touch at q (the
+        robot's own pairs left out).
+
+        Args:
+            q: a configuration of the robot's active group.
+
+        Returns:
+            Whether q is clear of the scene.
+        """
+        return self._free_of_scene(self._prepare(q, self.margin))
+
+    def _free_of_scene(self, st) -> bool:
         obs, req, res = st.obstacles, st.request, st.result
         E = self._elements
         go = st.gaps_obs
@@ -352,9 +369,7 @@ class CollisionChecker:
                     return False
                 if obs.solid[o] is not None and self._inside_solid(st, g, o):
                     return False
-        return self._free_of_itself(st)
-
-    __call__ = is_free
+        return True
 
     def is_free_of_itself(self, q: Any) -> bool:
         """True if no checked pair of the robot's own links is closer than `margin` at q

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from bioik.collision.cover_proof import SCENE, SELF, CoverProof, proof_cover
 from bioik.errors import SceneError, SelfCollisionError
 from bioik.kinematics.robot import Robot
 
@@ -42,12 +43,36 @@ class ExactChecks:
         self._checkers: dict[tuple, tuple[Any, Callable[[np.ndarray], bool]]] = {}
         #: Per checker, the scene layout and poses whose fixed links were last found clear.
         self._fixed_checked: dict[int, tuple | None] = {}
+        #: Per setting and scene layout: (scene, the proof-first check).
+        self._proofs: dict[tuple, tuple[Any, Callable[[np.ndarray], bool]]] = {}
 
-    def checker(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> Callable[[np.ndarray], bool]:
+    def checker(self, scene: Any, margin: float, allowed: Any, self_collision: bool,
+                prove: bool = False) -> Callable[[np.ndarray], bool]:
         """The exact checker for a collision goal's scene, margin, allowed pairs and
         self-collision setting; built once per setting. A scene that a fixed link is in is
         refused here with a `SceneError` (`check_fixed_links`), and a group that collides
-        with itself wherever it goes is warned about (`SelfCollisionWarning`)."""
+        with itself wherever it goes is warned about (`SelfCollisionWarning`). With `prove`,
+        a `CoverProof` on the robot's fine cover (`proof_cover`) decides first and coal runs
+        only on the part (scene, own links) it leaves unproven."""
+        checker = self._exact(scene, margin, allowed, self_collision)
+        if not prove:
+            return checker
+        key = (id(scene), margin, allowed, self_collision, getattr(scene, "layout_version", None))
+        hit = self._proofs.get(key)
+        if hit is None or hit[0] is not scene:
+            cover = proof_cover(self.robot)
+            check = checker
+            if set(checker.links) <= set(cover.links):  # the cover proves nothing of a link it lacks
+                check = proof_first(CoverProof(self.robot, cover, scene, margin, allowed, checker.acm), checker)
+            hit = (scene, check)
+            with self._lock:
+                if len(self._proofs) >= 32:
+                    self._proofs.pop(next(iter(self._proofs)))
+                self._proofs[key] = hit
+        return hit[1]
+
+    def _exact(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> Any:
+        """The `CollisionChecker` of these settings (built on first use), its fixed links checked."""
         key = (id(scene), margin, allowed, self_collision)
         hit = self._checkers.get(key)
         built = hit is None or hit[0] is not scene
@@ -110,3 +135,20 @@ class ExactChecks:
                 f" margin {margin} m), and no active joint moves it: every configuration collides. If it stands on"
                 f" or touches it, allow the contact: scene.allow_contact({c.b!r}, {c.a!r})")
         self._fixed_checked[id(checker)] = versions
+
+
+def proof_first(proof: CoverProof, checker: Any) -> Callable[[np.ndarray], bool]:
+    """`q -> bool`: the cover's proof, and the exact check of the part it leaves unproven."""
+    unproven, scene_free, self_free, free = proof.unproven, checker.is_free_of_scene, checker.is_free_of_itself, checker.is_free
+
+    def is_free(q: np.ndarray) -> bool:
+        bits = unproven(q)
+        if bits == 0:
+            return True
+        if bits == SCENE:
+            return scene_free(q)
+        if bits == SELF:
+            return self_free(q)
+        return free(q)
+
+    return is_free

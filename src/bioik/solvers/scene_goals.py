@@ -67,6 +67,7 @@ class SceneGoals:
         return (rest, checked) if rest and checked else None
 
     def _checker(self, goal: CollisionAvoidanceGoal) -> Callable[[np.ndarray], bool]:
-        """The exact checker (coal) for a collision goal's settings; a scene that a fixed link
-        is in is refused with a `SceneError` (`bioik.collision.guard`)."""
-        return self._exact.checker(goal.scene, goal.margin, goal.allowed, goal.self_collision)
+        """The exact check for a collision goal's settings: a fine sphere cover's proof first,
+        coal where the cover cannot decide (`bioik.collision.cover_proof`); a scene that a fixed link is in is refused with
+        a `SceneError` (`bioik.collision.guard`)."""
+        return self._exact.checker(goal.scene, goal.margin, goal.allowed, goal.self_collision, prove=True)
