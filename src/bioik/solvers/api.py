@@ -207,8 +207,20 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 base = int(random_seed) % 2**31
             deadline = t0 + timeout
             if not one_call:
-                res = self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance, rotation_tolerance,
-                                   polish)
+                first = None
+                if polish is not None and polish.problem.single_pose and self._one_call:
+                    first = self._free_first(ws, problem, polish, goals, seed, t0, deadline, budget, base, callback,
+                                             position_tolerance, rotation_tolerance)
+                if first is not None and first.success:
+                    res = first
+                else:
+                    spent = 0 if first is None else first.iterations
+                    res = self._search(problem, goals, seed, t0, deadline, budget - spent, base, callback, position_tolerance,
+                                       rotation_tolerance, polish)
+                    if first is not None:
+                        res.iterations += first.iterations
+                        res.restarts += first.restarts
+                        res.callback_calls += first.callback_calls
             else:
                 res = self._solve_single_pose(ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance,
                                               rotation_tolerance)

@@ -27,6 +27,11 @@ from bioik.solvers.registry import Family
 from bioik.solvers.result import Result, verdict
 from bioik.solvers.workspace import Workspace
 
+#: The free-space first try among obstacles (`_free_first`): at most this many iterations
+#: and seconds. A ur5 pose takes a median of 14 iterations and 99 % take under 190.
+FREE_FIRST_ITERATIONS = 64
+FREE_FIRST_TIME = 0.001
+
 _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
 
 #: The single-pose kernel's io slots 0–7 (arguments) and 8–15 (results) as raw doubles:
@@ -83,6 +88,33 @@ class OneCallPath:
         cost *= w * w
         return Result(q, accepted == 1.0, cost, errors, time.monotonic() - t0, 0,
                       int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
+
+    def _free_first(self, ws, problem, polish, goals, seed, t0, deadline, budget, base, callback, position_tolerance,
+                    rotation_tolerance) -> Result | None:
+        """Among obstacles, the pose goal alone first: one compiled call of the free-space
+        search (`polish.problem`, the goals without the exact-checked collision goals),
+        capped at FREE_FIRST_ITERATIONS and FREE_FIRST_TIME; its answer counts if `callback`
+        (the exact collision check, then the user's) accepts it. Most answers of an open cell
+        are clear of it, and the free search is several times faster than the one with the
+        collision costs. Returns the Result — its errors and costs those of all `goals` —,
+        a failed one (its iterations, restarts and callback calls spent), or None if the
+        budget leaves no room for a first try."""
+        cap = min(FREE_FIRST_ITERATIONS, budget // 2)
+        if cap < 1:
+            return None
+        res = self._solve_single_pose(ws, polish.problem, polish.goals, seed, t0, min(deadline, t0 + FREE_FIRST_TIME), cap, base,
+                                      position_tolerance, rotation_tolerance)
+        if not res.success:
+            return res
+        res.callback_calls = 1
+        if not verdict(callback(res.q.copy())):
+            res.success = False
+            return res
+        problem.update(goals, None, position_tolerance, rotation_tolerance)
+        _, res.goal_errors, res.primary_cost, res.secondary_cost = problem.accept(res.q, self._mode)
+        res.cost = res.primary_cost + res.secondary_cost
+        res.time = time.monotonic() - t0
+        return res
 
     def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
                             position_tolerance, rotation_tolerance) -> Result:
