@@ -7,10 +7,13 @@
    the covered links; medians over random configurations, compiled loops, one thread.
 2. check: one exact `CollisionChecker` call (coal) on the same scene; median and p90 over
    random configurations, and over the collision-free ones (every pair checked).
-3. solve: collision-aware lm on ur5 3 cm above a table (`--gap`; 0: standing on it, the
-   contact allowed) with three posts; targets 5 cm and more above the table with a
-   collision-free witness, random seeds, 5 ms timeout: solve rate, successes coal finds
-   colliding (must be 0), median and p90 time per query.
+3. solve: `bioik.solve(robot, [pose], scene=scene)` (the default solver) on ur5 3 cm above
+   a table (`--gap`; 0: standing on it, the contact allowed) with three posts; targets 5
+   cm and more above the table with a collision-free witness, random seeds, 5 ms timeout:
+   solve rate (and within 5 ms), successes coal finds colliding (must be 0), median and
+   p90 time per query, queries per second on one thread; the same targets in free space
+   (the ratio of medians); and `solve_batch(..., scene=)` on `--threads` threads (queries
+   per second, the speed-up over the first count), the best of three rounds each.
 
     PYTHONPATH=src python benchmarks/collision.py [--configs 2000] [--targets 1000] [--gap 0.03] [--parts solve]
 
@@ -128,7 +131,7 @@ def check(configs: int) -> None:
           f"free ones (every pair checked): median {np.median(us[free]):.1f} µs")
 
 
-def solve(targets: int, timeout: float, gap: float) -> None:
+def solve(targets: int, timeout: float, gap: float, threads: list[int]) -> None:
     robot = bioik.load_robot("ur5")
     tip = robot.tips[0]
     scene = bioik.Scene()
@@ -138,8 +141,9 @@ def solve(targets: int, timeout: float, gap: float) -> None:
     scene.add_box("b3", (0.1, 0.1, 0.3), pose(0.1, -0.5, 0.15))
     # standing on the table (gap 0) needs the contact allowed; `gap` under the foot needs nothing
     allowed = [("base_link", "table"), ("shoulder_link", "table")] if gap <= 0 else []
-    checker = bioik.CollisionChecker(robot, scene, allowed=allowed)
-    goal = CollisionAvoidanceGoal(scene, allowed=allowed)
+    for link, obstacle in allowed:
+        scene.allow_contact(obstacle, link)
+    checker = bioik.CollisionChecker(robot, scene)
     rng = np.random.default_rng(1)
     poses = []
     while len(poses) < targets:
@@ -147,20 +151,43 @@ def solve(targets: int, timeout: float, gap: float) -> None:
         T = robot.link_pose(q, tip)
         if T[2, 3] > 0.05 and checker.is_free(q):
             poses.append(T)
-    bioik.solve(robot, [PoseGoal(tip, poses[0]), goal], timeout=timeout)  # prepare the problem, compile
-    solved = colliding = 0
-    times = np.empty(targets)
-    for k, T in enumerate(poses):
-        t = time.perf_counter()
-        res = bioik.solve(robot, [PoseGoal(tip, T), goal], timeout=timeout, random_seed=k)
-        times[k] = time.perf_counter() - t
-        solved += res.success
-        colliding += res.success and not checker.is_free(res.q)
-    ms = times * 1e3
-    print(f"solve: lm, ur5 {gap * 100:g} cm above a table with 3 posts ({int(goal.data(robot)[0])} spheres), "
-          f"{targets} targets, random seeds, timeout {timeout * 1e3:g} ms")
-    print(f"  solved collision-free {solved / targets:.1%}, colliding successes {colliding}, "
-          f"median {np.median(ms):.3f} ms, p90 {np.percentile(ms, 90):.3f} ms")
+    bioik.solve(robot, [PoseGoal(tip, poses[0])], scene=scene, timeout=timeout)  # prepare the problems, compile
+    bioik.solve(robot, [PoseGoal(tip, poses[0])], timeout=timeout)
+
+    def loop(with_scene: bool) -> tuple[np.ndarray, float, int, int]:
+        solved = colliding = 0
+        times = np.empty(targets)
+        start = time.perf_counter()
+        for k, T in enumerate(poses):
+            t = time.perf_counter()
+            res = bioik.solve(robot, [PoseGoal(tip, T)], timeout=timeout, random_seed=k, scene=scene if with_scene else None)
+            times[k] = time.perf_counter() - t
+            solved += res.success
+            colliding += with_scene and res.success and not checker.is_free(res.q)
+        return times * 1e3, time.perf_counter() - start, solved, colliding
+
+    ms, wall, solved, colliding = loop(True)
+    free_ms, _, free_solved, _ = loop(False)
+    print(f"solve: default solver, ur5 {gap * 100:g} cm above a table with 3 posts, {targets} targets, random seeds, "
+          f"timeout {timeout * 1e3:g} ms, scene=")
+    print(f"  solved collision-free {solved / targets:.1%} (within 5 ms {np.mean(ms <= 5.0):.1%}), colliding successes "
+          f"{colliding}; median {np.median(ms):.3f} ms, p90 {np.percentile(ms, 90):.3f} ms; "
+          f"{targets / wall:,.0f} queries/s on one thread")
+    print(f"  free space, the same targets: solved {free_solved / targets:.1%}, median {np.median(free_ms):.3f} ms; "
+          f"ratio of medians {np.median(ms) / np.median(free_ms):.1f}")
+    template = [PoseGoal(tip, poses[0])]
+    batch = bioik.GoalBatch(template, {0: poses})
+    walls = {}
+    for n in threads:
+        bioik.solve_batch(robot, batch, scene=scene, timeout=timeout, threads=n, random_seed=0)  # warm
+        best = np.inf
+        for _ in range(3):
+            t = time.perf_counter()
+            out = bioik.solve_batch(robot, batch, scene=scene, timeout=timeout, threads=n, random_seed=0)
+            best = min(best, time.perf_counter() - t)
+        walls[n] = best
+        print(f"  solve_batch(scene=, threads={n}): {targets / best:,.0f} queries/s, solved {out.success.mean():.1%}, "
+              f"speed-up over 1 thread {walls[threads[0]] / best:.2f}x")
 
 
 def main() -> None:
@@ -169,6 +196,7 @@ def main() -> None:
     ap.add_argument("--targets", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=0.005)
     ap.add_argument("--gap", type=float, default=0.03, help="table top this far under ur5's foot (m; 0: it stands on it)")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts of the solve_batch rows")
     ap.add_argument("--parts", nargs="+", choices=("cost", "check", "solve"), default=("cost", "check", "solve"))
     a = ap.parse_args()
     os.environ.setdefault("BIOIK_CACHE_DIR", tempfile.mkdtemp(prefix="bioik-collision-bench-"))
@@ -177,7 +205,7 @@ def main() -> None:
     if "check" in a.parts:
         check(a.configs)
     if "solve" in a.parts:
-        solve(a.targets, a.timeout, a.gap)
+        solve(a.targets, a.timeout, a.gap, a.threads)
 
 
 if __name__ == "__main__":

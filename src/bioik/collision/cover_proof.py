@@ -144,22 +144,26 @@ class CoverProof:
                     self._masks[links.index(link)] |= np.int64(1) << k
             blob = scene.pack()
         self._extra = GRID_LOWERING - (float(blob[sdf.H_GRID_SLACK]) if len(blob) else 0.0)
-        #: (the packed scene, the scene's pose_version it holds), swapped whole on a move
-        self._packed = (blob, None if scene is None else scene.pose_version)
-        self._lock = threading.Lock()
+        self._packed = blob
+        #: per thread: its own copy of the packed scene and the pose_version it holds
+        #: (a move rewrites only the obstacles' records, in place: no grid is copied again)
+        self._local = threading.local()
         self.unproven(robot.center())  # loads (or compiles, once per machine) the kernel before any solve's clock runs
 
     def _blob(self) -> np.ndarray:
-        blob, version = self._packed
-        scene = self.scene
-        if scene is not None and version != scene.pose_version:
+        scene, local = self.scene, self._local
+        if scene is None:
+            return self._packed
+        blob = getattr(local, "blob", None)
+        if blob is None:
             if scene.layout_version != self._layout:
                 raise ValueError("CoverProof: obstacles were added to or removed from the scene since it was built; build a new one")
-            with self._lock:
-                version = scene.pose_version
-                blob = blob.copy()
-                scene.write_poses(blob)
-                self._packed = (blob, version)
+            blob = local.blob = self._packed.copy()
+            local.version = None
+        version = scene.pose_version
+        if local.version != version:
+            scene.write_poses(blob)  # refuses a blob of another layout
+            local.version = version
         return blob
 
     def unproven(self, q: np.ndarray) -> int:

@@ -208,14 +208,13 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
             deadline = t0 + timeout
             if not one_call:
                 first = None
-                if polish is not None and polish.problem.single_pose and self._one_call:
-                    first = self._free_first(ws, problem, polish, goals, seed, t0, deadline, budget, base, callback,
-                                             position_tolerance, rotation_tolerance)
+                if polish is not None and polish.problem.single_pose and self._one_call and budget >= UNLIMITED:
+                    first = self._free_first(ws, problem, polish, goals, seed, t0, deadline, base, callback, position_tolerance,
+                                             rotation_tolerance)
                 if first is not None and first.success:
                     res = first
                 else:
-                    spent = 0 if first is None else first.iterations
-                    res = self._search(problem, goals, seed, t0, deadline, budget - spent, base, callback, position_tolerance,
+                    res = self._search(problem, goals, seed, t0, deadline, budget, base, callback, position_tolerance,
                                        rotation_tolerance, polish)
                     if first is not None:
                         res.iterations += first.iterations
