@@ -128,6 +128,28 @@ def test_scene_batch_is_collision_free_and_equals_single_solves():
     assert all(checker.is_free(q) for q in res.q[res.success])
 
 
+def test_a_timed_scene_batch_tries_free_in_compiled_chunks_and_answers_clear(monkeypatch):
+    scene = bioik.Scene()
+    box = np.eye(4)
+    box[:3, 3] = (0.45, 0.2, 0.15)
+    scene.add_box("post", (0.1, 0.1, 0.3), box)
+    checker = bioik.CollisionChecker(ROBOT, scene)
+    targets = np.array([T for T in POSES if T[2, 3] > 0.1])
+    n = len(targets)
+    solves = []
+    solve = bioik.Solver.solve
+    monkeypatch.setattr(bioik.Solver, "solve", lambda self, *a, **k: solves.append(1) or solve(self, *a, **k))
+    res = bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, targets[0])], targets), SEEDS[:n], scene=scene, threads=2,
+                            timeout=1.0, random_seed=3)
+    assert res.success.all() and all(checker.is_free(q) for q in res.q)
+    assert res.goal_errors.shape == (n, 2, 2)  # the pose goal's and the scene's collision goal's
+    assert np.all(res.callback_calls >= 1) and np.all(res.iterations >= 1)
+    assert len(solves) < n // 2  # the rest were cleared by the cover's proof, with no solve call
+    for i in np.flatnonzero(res.iterations <= 10)[:3]:  # a proven answer's errors are the acceptance test's own
+        one = bioik.solve(ROBOT, [PoseGoal(TIP, targets[i])], res.q[i], scene=scene, max_iterations=1)
+        assert np.allclose(one.goal_errors, res.goal_errors[i], atol=1e-12)
+
+
 def test_timeout_is_per_query():
     res = bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, POSES[0])], POSES), timeout=0.002, threads=1)
     assert res.time.max() < 0.05  # each query has its own 2 ms (plus what the machine steals)

@@ -107,6 +107,15 @@ def _unproven(seg_i, seg_f, out_seg, out_tf, q, link_of, centres, radii, masks, 
     return out
 
 
+@njit(**JIT)
+def _unproven_rows(seg_i, seg_f, out_seg, out_tf, Q, ok, bits, first, last, link_of, centres, radii, masks, moving, bound_c,
+                   bound_r, groups, pairs, blob, margin, extra):
+    """bits[i] ← `_unproven` at Q[i] for each row i in [first, last) where ok[i] (−1 elsewhere)."""
+    for i in range(first, last):
+        bits[i] = _unproven(seg_i, seg_f, out_seg, out_tf, Q[i], link_of, centres, radii, masks, moving, bound_c, bound_r,
+                            groups, pairs, blob, margin, extra) if ok[i] else -1
+
+
 class CoverProof:
     """What a sphere cover proves about the exact check of one robot in one scene (see the
     module); safe to call from several threads at once.
@@ -148,7 +157,9 @@ class CoverProof:
         #: per thread: its own copy of the packed scene and the pose_version it holds
         #: (a move rewrites only the obstacles' records, in place: no grid is copied again)
         self._local = threading.local()
-        self.unproven(robot.center())  # loads (or compiles, once per machine) the kernel before any solve's clock runs
+        # loads (or compiles, once per machine) the kernels before any solve's clock runs
+        self.unproven(robot.center())
+        self.unproven_rows(robot.center()[None], np.ones(1, dtype=np.bool_), np.empty(1, dtype=np.int64), 0, 1)
 
     def _blob(self) -> np.ndarray:
         scene, local = self.scene, self._local
@@ -171,6 +182,13 @@ class CoverProof:
         exact check needed). q: a configuration of the active group (float64, in limits)."""
         return _unproven(*self._fk, q, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c,
                          self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
+
+
+    def unproven_rows(self, Q: np.ndarray, ok: np.ndarray, bits: np.ndarray, first: int, last: int) -> None:
+        """`unproven` of rows [first, last) of Q (N, dof) where ok (N,) holds, into bits (N,)
+        int64 (−1 where it does not): one compiled call, the GIL released."""
+        _unproven_rows(*self._fk, Q, ok, bits, first, last, self._link_of, self._centres, self._radii, self._masks, self._moving,
+                       self._bound_c, self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
 
 
 def proof_cover(robot: Robot) -> SphereModel:

@@ -43,8 +43,8 @@ class ExactChecks:
         self._checkers: dict[tuple, tuple[Any, Callable[[np.ndarray], bool]]] = {}
         #: Per checker, the scene layout and poses whose fixed links were last found clear.
         self._fixed_checked: dict[int, tuple | None] = {}
-        #: Per setting and scene layout: (scene, the proof-first check).
-        self._proofs: dict[tuple, tuple[Any, Callable[[np.ndarray], bool]]] = {}
+        #: Per setting and scene layout: (scene, the proof-first check, the proof or None).
+        self._proofs: dict[tuple, tuple[Any, Callable[[np.ndarray], bool], CoverProof | None]] = {}
 
     def checker(self, scene: Any, margin: float, allowed: Any, self_collision: bool,
                 prove: bool = False) -> Callable[[np.ndarray], bool]:
@@ -57,19 +57,29 @@ class ExactChecks:
         checker = self._exact(scene, margin, allowed, self_collision)
         if not prove:
             return checker
+        return self._proof(scene, margin, allowed, self_collision, checker)[1]
+
+    def proof(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> CoverProof | None:
+        """The `CoverProof` of a collision goal's settings (None: the cover lacks a link the
+        exact check tests), its fixed links checked as `checker` checks them."""
+        return self._proof(scene, margin, allowed, self_collision, self._exact(scene, margin, allowed, self_collision))[2]
+
+    def _proof(self, scene, margin, allowed, self_collision, checker) -> tuple[Any, Callable[[np.ndarray], bool], CoverProof | None]:
+        """(scene, the proof-first check, the proof) of these settings and the scene's layout."""
         key = (id(scene), margin, allowed, self_collision, getattr(scene, "layout_version", None))
         hit = self._proofs.get(key)
         if hit is None or hit[0] is not scene:
             cover = proof_cover(self.robot)
-            check = checker
+            check, proof = checker, None
             if set(checker.links) <= set(cover.links):  # the cover proves nothing of a link it lacks
-                check = proof_first(CoverProof(self.robot, cover, scene, margin, allowed, checker.acm), checker)
-            hit = (scene, check)
+                proof = CoverProof(self.robot, cover, scene, margin, allowed, checker.acm)
+                check = proof_first(proof, checker)
+            hit = (scene, check, proof)
             with self._lock:
                 if len(self._proofs) >= 32:
                     self._proofs.pop(next(iter(self._proofs)))
                 self._proofs[key] = hit
-        return hit[1]
+        return hit
 
     def _exact(self, scene: Any, margin: float, allowed: Any, self_collision: bool) -> Any:
         """The `CollisionChecker` of these settings (built on first use), its fixed links checked."""

@@ -276,8 +276,10 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         threads: int | None = None,
     ) -> BatchResult:
         """Solve N independent queries of one goal structure on `threads` threads; see
-        `bioik.solve_batch`. Queries of one pose-type goal without callback or scene run in
-        compiled chunks with the GIL released; the rest as `solve` calls on the threads.
+        `bioik.solve_batch`. Queries of one pose-type goal without callback run in compiled
+        chunks with the GIL released (with a scene and no iteration budget: their free
+        tries and the cover's proof, the queries it cannot clear then as `solve` calls);
+        the rest as `solve` calls on the threads.
 
         Args:
             goals_batch: a `GoalBatch` (a goal list and N targets for some of its goals) or a
@@ -314,10 +316,15 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
             RANDOM_SEED.check("random_seed", random_seed)
             base = int(random_seed) % SEED_MODULUS
         template = batch.goals if isinstance(batch, GoalBatch) else batch[0]
-        if callback is None and scene is None and self.family.single_pose_batch is not None and self._prepare(template).single_pose:
-            rows = self._pose_rows(batch, pt, rt)
-            if rows is not None:
-                return self._batch_single_pose(template, *rows, Q, timeout, budget, base, threads)
+        if callback is None and self.family.single_pose_batch is not None and self._prepare(template).single_pose:
+            if scene is None:
+                rows = self._pose_rows(batch, pt, rt)
+                if rows is not None:
+                    return self._batch_single_pose(template, *rows, Q, timeout, budget, base, threads)
+            elif max_iterations is None and self._one_call:
+                out = self._batch_scene(template, batch, scene, pt, rt, Q, timeout, base, threads)
+                if out is not None:
+                    return out
         query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
         results: list[Result | None] = [None] * n
 
@@ -379,9 +386,14 @@ def solve(
         acceptance: the success test: "norm" (default), "trac" or "kdl".
         scene: obstacles to stay out of: a `CollisionAvoidanceGoal(scene)` joins the goals
             (unless one for this scene is there; solvers that do not take it — kdl, trac,
-            jac, nullspace — go without it) and every answer is checked exactly against the
-            robot's collision geometry (coal) before it counts as a success; so is any
-            answer to goals with a primary `CollisionAvoidanceGoal`.
+            jac, nullspace — go without it) and every answer is checked exactly before it
+            counts as a success: a fine sphere cover proves it clear
+            (`bioik.collision.CoverProof`), or coal checks the robot's collision geometry
+            where the cover cannot; so is any answer to goals with a primary
+            `CollisionAvoidanceGoal`. One pose-type goal (and no iteration budget) is first
+            tried without the collision costs, from the seed and then from random starts,
+            for at most 0.25 ms: an answer the exact check clears is returned (in an open
+            cell most are, several times sooner than the search with the costs).
         **params: the solver's parameters, each checked against its range
             (`bioik.solvers.core.params`).
 
@@ -435,10 +447,13 @@ def solve_batch(
     from that query's start. random_seed=s gives query i the seed s + i, so with
     `max_iterations` the answers are bit-identical to `solve(..., random_seed=s + i,
     max_iterations=...)` whatever the thread count. Queries of one pose, position or
-    orientation goal without callback or scene run as compiled chunks with the GIL
-    released; the others (several goals, a callback — called from the worker threads —,
-    a scene or collision goals) as `solve` calls on the threads, releasing the GIL only
-    inside their compiled searches. The other arguments are `solve`'s.
+    orientation goal without callback run as compiled chunks with the GIL released; with
+    a scene (and no `max_iterations`), their first free try and the sphere cover's proof
+    that the answer is clear run so, and only the queries the proof cannot clear go on as
+    `solve` calls. The others (several goals, a callback — called from the worker threads
+    —, collision goals, a scene with an iteration budget) run as `solve` calls on the
+    threads, releasing the GIL only inside their compiled searches. The other arguments
+    are `solve`'s.
     """
     return _shared_solver(robot, solver, timeout, acceptance, params).solve_batch(
         goals_batch, seeds, timeout=timeout, callback=callback, random_seed=random_seed, max_iterations=max_iterations,

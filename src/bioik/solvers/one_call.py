@@ -14,13 +14,16 @@ import numpy as np
 
 from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import process_lock
+from bioik.collision.guard import ExactChecks
 from bioik.goals.base import Goal
+from bioik.goals.collision import CollisionAvoidanceGoal
 from bioik.goals.joints import REFERENCE
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.robot import Robot
 from bioik.problem import Problem
 from bioik.solvers.batch import BatchResult, GoalBatch, run_chunks
-from bioik.solvers.core.batch import ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, TIME, TOL_COLUMNS
+from bioik.solvers.core.batch import (ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, SEED_MODULUS, TIME,
+                                      TOL_COLUMNS)
 from bioik.solvers.core.clock import stoppable
 from bioik.solvers.core.pose_query import BUDGET, MODE, RANDOM_START
 from bioik.solvers.registry import Family
@@ -58,6 +61,9 @@ class OneCallPath:
     _idle: list[Workspace]
     _prepare_lock: threading.Lock
     _workspace: Callable[[], Workspace]  # an idle workspace, or a new one
+    _exact: ExactChecks
+    _collision_free: Callable[..., Any]  # `SceneGoals._collision_free`
+    solve: Callable[..., Result]
 
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance,
                            reference: np.ndarray | None = None) -> Result:
@@ -136,6 +142,61 @@ class OneCallPath:
             res.cost = res.primary_cost + res.secondary_cost
         res.time = time.monotonic() - t0
         return res
+
+    def _batch_scene(self, template, batch, scene, pt, rt, Q, timeout, base, threads) -> BatchResult | None:
+        """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`),
+        the first free try of each (`_free_first`) as compiled chunks on the threads with
+        the GIL released, then the cover's proof of the answers (compiled chunks too);
+        a query the proof clears is done (its goals' errors from one acceptance test),
+        the others are `solve` calls on the threads. None if the batch is not of that kind
+        (goals of other weights or tolerances per query, a cover that cannot prove)."""
+        goals, _ = self._collision_free(template, scene, None)  # the template and the scene's collision goal
+        checked = [g for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
+        pose_rows = self._pose_rows(batch, pt, rt)
+        if len(goals) != 2 or len(checked) != 1 or pose_rows is None:
+            return None
+        rows, weights, tols = pose_rows
+        if not (np.all(weights == weights[0]) and np.all(tols == tols[0])):
+            return None
+        g = checked[0]
+        proof = self._exact.proof(g.scene, g.margin, g.allowed, g.self_collision)
+        if proof is None:
+            return None
+        n = len(rows)
+        seeds = None if Q is None else Q.copy()  # the free tries write their answers into Q
+        first = self._batch_single_pose(template, rows, weights, tols, Q, min(timeout, FREE_FIRST_TIME), FREE_FIRST_ITERATIONS,
+                                        base, threads)
+        bits = np.full(n, -1, dtype=np.int64)
+        run_chunks(n, [lambda a, b: proof.unproven_rows(first.q, first.success, bits, a, b)] * threads)
+        clear = bits == 0
+        query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
+        results: list[Result | None] = [None] * n
+        name = self.family.name
+        taken: list[Workspace] = []
+
+        def work(a: int, b: int) -> None:
+            problem = None
+            for i in range(a, b):
+                if not clear[i]:
+                    results[i] = self.solve(query(i), None if seeds is None else seeds[i], timeout=timeout,
+                                            random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt, rotation_tolerance=rt,
+                                            scene=scene)
+                    continue
+                if problem is None:  # this thread's copy of the whole problem, for the goals' errors
+                    ws = self._workspace()
+                    taken.append(ws)
+                    problem = ws.problem(goals)
+                    problem.update(goals, None, pt, rt)
+                problem.gf[0, : rows.shape[1]] = rows[i]
+                _, errors, pc, sc = problem.accept(first.q[i], self._mode)
+                results[i] = Result(first.q[i].copy(), True, pc + sc, errors, float(first.time[i]), 1, int(first.restarts[i]),
+                                    int(first.iterations[i]), bool(first.seed_clipped[i]), name, pc, sc)
+
+        try:
+            run_chunks(n, [work] * threads)
+        finally:
+            self._idle.extend(taken)
+        return BatchResult.of(results)
 
     def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
                             position_tolerance, rotation_tolerance) -> Result:
