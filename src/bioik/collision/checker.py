@@ -228,6 +228,10 @@ class _Obstacles:
             closed = type(o.shape).__name__ == "Solid" and m.is_watertight
             self.solid.append((np.ascontiguousarray(m.vertices, dtype=float), np.ascontiguousarray(m.faces, dtype=np.int64),
                                m.bounds[0].copy(), m.bounds[1].copy()) if closed else None)
+        for solid in self.solid:  # load the inside test now, not inside the first timed check that needs it
+            if solid is not None:
+                _centre_inside(np.eye(4), np.eye(4), np.zeros(3), *solid)
+                break
         # Solids and Surfaces are triangle meshes to coal: their depth is the deepest of several contacts
         self.is_mesh = [type(o.shape).__name__ in ("Solid", "Surface") for o in obs]
         self.ok = np.array([[(link_names[e.link], n) not in allowed for n in self.names] for e in elements], dtype=bool).reshape(len(elements), len(obs))
