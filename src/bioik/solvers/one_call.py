@@ -43,6 +43,8 @@ from bioik.solvers.workspace import Workspace
 FREE_FIRST_ITERATIONS = 256
 FREE_FIRST_TIME = 0.00025
 FREE_TRIES = 16
+#: `solve_batch`'s free tries come in rounds of compiled chunks (`_batch_scene`).
+FREE_ROUNDS = 4
 
 _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
 
@@ -144,12 +146,15 @@ class OneCallPath:
         return res
 
     def _batch_scene(self, template, batch, scene, pt, rt, Q, timeout, base, threads) -> BatchResult | None:
-        """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`),
-        the first free try of each (`_free_first`) as compiled chunks on the threads with
-        the GIL released, then the cover's proof of the answers (compiled chunks too);
-        a query the proof clears is done (its goals' errors from one acceptance test),
-        the others are `solve` calls on the threads. None if the batch is not of that kind
-        (goals of other weights or tolerances per query, a cover that cannot prove)."""
+        """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`):
+        free tries (`_free_first`) in up to FREE_ROUNDS rounds of compiled chunks on the
+        threads, the GIL released — the seed's first (or a random start), then random
+        starts for the queries still open, at most FREE_FIRST_ITERATIONS // FREE_ROUNDS
+        iterations and FREE_FIRST_TIME / FREE_ROUNDS s a query each —, every answer checked
+        by the cover's proof in compiled chunks too. A query the proof clears is done (its
+        goals' errors from one acceptance test, in the calling thread); the others go on as
+        `solve` calls on the threads. None if the batch is not of that kind (goals of other weights or
+        tolerances per query, a cover that cannot prove)."""
         goals, _ = self._collision_free(template, scene, None)  # the template and the scene's collision goal
         checked = [g for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         pose_rows = self._pose_rows(batch, pt, rt)
@@ -164,38 +169,53 @@ class OneCallPath:
             return None
         n = len(rows)
         seeds = None if Q is None else Q.copy()  # the free tries write their answers into Q
-        first = self._batch_single_pose(template, rows, weights, tols, Q, min(timeout, FREE_FIRST_TIME), FREE_FIRST_ITERATIONS,
-                                        base, threads)
-        bits = np.full(n, -1, dtype=np.int64)
-        run_chunks(n, [lambda a, b: proof.unproven_rows(first.q, first.success, bits, a, b)] * threads)
-        clear = bits == 0
+        q = np.empty((n, self.robot.dof))
+        its, spent, restarts = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
+        clipped = np.zeros(n, dtype=bool)
+        clear = np.zeros(n, dtype=bool)
+        open_ = np.arange(n)
+        for k in range(FREE_ROUNDS):
+            m = len(open_)
+            tried = self._batch_single_pose(template, rows[open_], weights[open_], tols[open_], Q if k == 0 else None,
+                                            min(timeout, FREE_FIRST_TIME / FREE_ROUNDS), FREE_FIRST_ITERATIONS // FREE_ROUNDS,
+                                            (base + 7919 * k) % SEED_MODULUS, threads)
+            bits = np.full(m, -1, dtype=np.int64)
+            run_chunks(m, [lambda a, b: proof.unproven_rows(tried.q, tried.success, bits, a, b)] * threads)
+            its[open_] += tried.iterations
+            spent[open_] += tried.time
+            restarts[open_] += tried.restarts + (k > 0)
+            if k == 0:
+                clipped[:] = tried.seed_clipped
+            done = bits == 0
+            q[open_[done]] = tried.q[done]
+            clear[open_[done]] = True
+            open_ = open_[~done]
+            if not len(open_):
+                break
         query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
         results: list[Result | None] = [None] * n
-        name = self.family.name
-        taken: list[Workspace] = []
 
-        def work(a: int, b: int) -> None:
-            problem = None
-            for i in range(a, b):
-                if not clear[i]:
-                    results[i] = self.solve(query(i), None if seeds is None else seeds[i], timeout=timeout,
-                                            random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt, rotation_tolerance=rt,
-                                            scene=scene)
-                    continue
-                if problem is None:  # this thread's copy of the whole problem, for the goals' errors
-                    ws = self._workspace()
-                    taken.append(ws)
-                    problem = ws.problem(goals)
-                    problem.update(goals, None, pt, rt)
-                problem.gf[0, : rows.shape[1]] = rows[i]
-                _, errors, pc, sc = problem.accept(first.q[i], self._mode)
-                results[i] = Result(first.q[i].copy(), True, pc + sc, errors, float(first.time[i]), 1, int(first.restarts[i]),
-                                    int(first.iterations[i]), bool(first.seed_clipped[i]), name, pc, sc)
+        def work(a: int, b: int) -> None:  # the queries left open: whole solves, on the threads
+            for i in open_[a:b]:
+                results[i] = self.solve(query(i), None if seeds is None else seeds[i], timeout=timeout,
+                                        random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt, rotation_tolerance=rt,
+                                        scene=scene)
 
+        if len(open_):
+            run_chunks(len(open_), [work] * min(threads, len(open_)))
+        # the proven answers' results, in this thread: Python alone, which more threads only slow
+        ws = self._workspace()
         try:
-            run_chunks(n, [work] * threads)
+            problem = ws.problem(goals)
+            problem.update(goals, None, pt, rt)
+            name, gf, width = self.family.name, problem.gf, rows.shape[1]
+            for i in np.flatnonzero(clear):
+                gf[0, :width] = rows[i]
+                _, errors, pc, sc = problem.accept(q[i], self._mode)
+                results[i] = Result(q[i], True, pc + sc, errors, float(spent[i]), 1, int(restarts[i]), int(its[i]),
+                                    bool(clipped[i]), name, pc, sc)
         finally:
-            self._idle.extend(taken)
+            self._idle.append(ws)
         return BatchResult.of(results)
 
     def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
