@@ -128,16 +128,21 @@ class Problem:
         reference: np.ndarray | None = None,
         position_tolerance: float = 1e-5,
         rotation_tolerance: float = 1e-5,
+        *,
+        refresh: bool = True,
     ) -> None:
         """Refresh goal parameters (same structure), tolerances and the reference (seed).
+        refresh=False skips re-validating the goals' fields (the caller has just checked
+        them, `bioik.solvers.result.check_goals`).
 
         Pose-type goals without tolerances of their own use the given ones. The solvers see
         the weights divided by the largest primary weight (`weight_scale`): only their
         ratios matter to the answer, and the searches' damping and stall tests are tuned
         for weights near 1 (lm failed every reachable pose at a weight of 1e-6)."""
         robot, gf_rows, gw, gt_rows = self.robot, self._gf_rows, self.gw, self._gt_rows
-        for g in goals:
-            g.refresh()  # fields reassigned since the goal was built are checked before they are read
+        if refresh:
+            for g in goals:
+                g.refresh()  # fields reassigned since the goal was built are checked before they are read
         top = max([g.weight for g in goals if not g.is_secondary], default=0.0)
         #: Factor from the goals' weights to the ones the solvers see (costs in `accept` are
         #: converted back, so they stay in the user's units).

@@ -166,22 +166,24 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
             if res is not None:
                 return res
         polish_goals = None
+        checked = False  # goals checked in this call (`check_goals`): no second check below
         if scene is not None or (isinstance(goals, (list, tuple)) and any(type(g) is CollisionAvoidanceGoal for g in goals)):
             goals, callback = self._collision_free(goals, scene, callback)
             polish_goals = self._polish_goals(goals)
+            checked = True
         idle = self._idle
         try:
             ws = idle.pop()  # atomic: two threads never get the same workspace
         except IndexError:
             ws = Workspace(self.robot, self.settings, self._prepare)
         try:
-            problem = ws.problem(goals)  # one-time preparation is not part of the timeout
+            problem = ws.problem(goals, checked)  # one-time preparation is not part of the timeout
             one_call = problem.single_pose and self._one_call
             if not one_call and not problem.template.general_ready:
                 self._general_ready(problem)
             polish = None
             if polish_goals is not None and not one_call:
-                polish = Polish(ws.problem(polish_goals[0]), *polish_goals)
+                polish = Polish(ws.problem(polish_goals[0], True), *polish_goals)
                 if not polish.problem.template.general_ready:
                     self._general_ready(polish.problem)
             t0 = time.monotonic()

@@ -139,7 +139,7 @@ class OneCallPath:
             restarts += res.restarts + 1
         res.iterations, res.restarts, res.callback_calls, res.seed_clipped = its, restarts, calls, clipped
         if res.success:
-            problem.update(goals, None, position_tolerance, rotation_tolerance)
+            problem.update(goals, None, position_tolerance, rotation_tolerance, refresh=False)  # checked by the caller
             _, res.goal_errors, res.primary_cost, res.secondary_cost = problem.accept(res.q, self._mode)
             res.cost = res.primary_cost + res.secondary_cost
         res.time = time.monotonic() - t0

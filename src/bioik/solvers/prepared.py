@@ -34,10 +34,12 @@ class PreparedProblems:
     _prepare_lock: threading.Lock
     _idle: list[Workspace]
 
-    def _prepare(self, goals: Sequence[Goal]) -> Problem:
+    def _prepare(self, goals: Sequence[Goal], checked: bool = False) -> Problem:
         """The template problem of the goals' structure, prepared by one thread (the others
-        wait for it) and kept for `MAX_STRUCTURES` structures."""
-        check_goals(goals)
+        wait for it) and kept for `MAX_STRUCTURES` structures (checked: the caller has just
+        checked the goals)."""
+        if not checked:
+            check_goals(goals)
         key = structure_key(goals)
         p = self._prepared.get(key)
         if p is not None:

@@ -126,7 +126,7 @@ class GeneralPath:
             q = robot.check(seed, "seed").copy()
             clipped = clip_into(q, robot.lower, robot.upper)
         reference = robot._center if random_start else q.copy()
-        problem.update(goals, reference, position_tolerance, rotation_tolerance)
+        problem.update(goals, reference, position_tolerance, rotation_tolerance, refresh=False)  # checked by the caller
         polish_ready = False  # the polish problem is updated when first needed
         mode = MODES[self.acceptance]
         calls = restarts = iterations = 0
@@ -158,7 +158,7 @@ class GeneralPath:
                     break
                 if self._near(problem, q, mode, polish.checked):
                     if not polish_ready:
-                        polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance)
+                        polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance, refresh=False)
                         polish_ready = True
                     polished, its, tried = self._polish(polish, q, deadline, budget - iterations, seed_k, mode, callback)
                     iterations += its

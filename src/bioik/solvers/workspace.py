@@ -28,7 +28,7 @@ class Workspace:
 
     __slots__ = ("prepare", "io", "io_bytes", "problems", "last", "last_problem")
 
-    def __init__(self, robot: Robot, settings: np.ndarray, prepare: Callable[[Sequence[Goal]], Problem]):
+    def __init__(self, robot: Robot, settings: np.ndarray, prepare: Callable[[Sequence[Goal], bool], Problem]):
         self.prepare = prepare
         self.io = new_io(settings, robot.multiturn, robot.program.n_segments)
         self.io_bytes = memoryview(self.io).cast("B")  # struct packs 8 slots in one call
@@ -36,8 +36,9 @@ class Workspace:
         self.last: tuple | None = None  # (type, link, secondary) of the last single pose-type goal
         self.last_problem: Problem | None = None
 
-    def problem(self, goals: Sequence[Goal]) -> Problem:
-        """This workspace's copy of the prepared problem for the goals' structure."""
+    def problem(self, goals: Sequence[Goal], checked: bool = False) -> Problem:
+        """This workspace's copy of the prepared problem for the goals' structure (checked:
+        the caller has just checked the goals, `check_goals`)."""
         if type(goals) is list and len(goals) == 1 and type(goals[0]) in POSE_TYPES:  # the common case, in a loop: a cheaper key
             g = goals[0]
             g.refresh()  # a link or secondary reassigned since the goal was built is checked before the key reads it
@@ -46,10 +47,10 @@ class Workspace:
                 return self.last_problem
             self.last, self.last_problem = last, self._problem(goals)
             return self.last_problem
-        return self._problem(goals)
+        return self._problem(goals, checked)
 
-    def _problem(self, goals: Sequence[Goal]) -> Problem:
-        prepared = self.prepare(goals)
+    def _problem(self, goals: Sequence[Goal], checked: bool = False) -> Problem:
+        prepared = self.prepare(goals, checked)
         p = self.problems.get(prepared.key)
         if p is None or p.template is not prepared:
             if len(self.problems) >= MAX_STRUCTURES:
