@@ -155,16 +155,16 @@ def solve(targets: int, timeout: float, gap: float, threads: list[int]) -> None:
     bioik.solve(robot, [PoseGoal(tip, poses[0])], timeout=timeout)
 
     def loop(with_scene: bool) -> tuple[np.ndarray, float, int, int]:
+        """(ms per query, seconds of all the solves, solved, colliding successes)."""
         solved = colliding = 0
         times = np.empty(targets)
-        start = time.perf_counter()
         for k, T in enumerate(poses):
             t = time.perf_counter()
             res = bioik.solve(robot, [PoseGoal(tip, T)], timeout=timeout, random_seed=k, scene=scene if with_scene else None)
             times[k] = time.perf_counter() - t
             solved += res.success
             colliding += with_scene and res.success and not checker.is_free(res.q)
-        return times * 1e3, time.perf_counter() - start, solved, colliding
+        return times * 1e3, times.sum(), solved, colliding  # the solves' own time (the check after each left out)
 
     ms, wall, solved, colliding = loop(True)
     free_ms, _, free_solved, _ = loop(False)
