@@ -178,21 +178,42 @@ class CoverProof:
         return blob
 
     def unproven(self, q: np.ndarray) -> int:
-        """SCENE | SELF bits of what the cover cannot prove clear at q (0: clear, with no
-        exact check needed). q: a configuration of the active group (float64, in limits)."""
+        """What the cover cannot prove clear at q.
+
+        Args:
+            q: a configuration of the active group (float64 (dof,), within limits).
+
+        Returns:
+            SCENE | SELF bits: 0 when q is clear with no exact check needed, SCENE when the
+            obstacles, SELF when the robot's own link pairs are left to the exact check.
+        """
         return _unproven(*self._fk, q, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c,
                          self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
 
 
     def unproven_rows(self, Q: np.ndarray, ok: np.ndarray, bits: np.ndarray, first: int, last: int) -> None:
-        """`unproven` of rows [first, last) of Q (N, dof) where ok (N,) holds, into bits (N,)
-        int64 (−1 where it does not): one compiled call, the GIL released."""
+        """`unproven` of many configurations in one compiled call, the GIL released.
+
+        Args:
+            Q: configurations (N, dof), float64, C order.
+            ok: (N,) bool: the rows to prove (the others get −1).
+            bits: (N,) int64, written for the rows first … last − 1.
+            first: the first row.
+            last: one past the last row.
+        """
         _unproven_rows(*self._fk, Q, ok, bits, first, last, self._link_of, self._centres, self._radii, self._masks, self._moving,
                        self._bound_c, self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
 
 
 def proof_cover(robot: Robot) -> SphereModel:
-    """The robot's fine cover for proofs (PROOF_TOLERANCE, PROOF_SPHERES; cached by `sphere_model`)."""
+    """The robot's fine cover for proofs.
+
+    Args:
+        robot: the robot.
+
+    Returns:
+        Its `sphere_model` at PROOF_TOLERANCE and PROOF_SPHERES (cached like every cover).
+    """
     return sphere_model(robot, tolerance=PROOF_TOLERANCE, max_spheres=PROOF_SPHERES)
 
 
