@@ -10,6 +10,7 @@ sphere cover and coal's primitives, triangle meshes for sampling and coal's BVH 
 from __future__ import annotations
 
 import hashlib
+import threading
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -93,10 +94,19 @@ class OpenMeshWarning(UserWarning):
     """Collision meshes that are not closed: what is assumed is in the message."""
 
 
+_warned: set[str] = set()  # geometry digests whose open meshes were named (once a process: two covers, one warning)
+_warned_lock = threading.Lock()
+
+
 def warn_open_meshes(model: RobotModel, pieces: dict[str, tuple[Piece, ...]]) -> None:
-    """One warning naming the links whose collision meshes are not closed (watertight)."""
+    """One warning (per geometry, per process) naming the links whose collision meshes are not closed (watertight)."""
     open_links = [name for name, ps in pieces.items() if any(p.kind == "mesh" and not p.mesh.is_watertight for p in ps)]
     if open_links:
+        digest = geometry_digest(model)
+        with _warned_lock:
+            if digest in _warned:
+                return
+            _warned.add(digest)
         shown = ", ".join(open_links[:8]) + (f" and {len(open_links) - 8} more" if len(open_links) > 8 else "")
         warnings.warn(f"robot {model.name!r}: the collision meshes of {shown} are not closed (not watertight); assumed: each is "
                       "the surface it describes — its sphere cover holds that surface and what lies between its points, and "
