@@ -110,6 +110,26 @@ def test_callback_batch():
     assert np.all(res.callback_calls >= 1) and np.all(res.q[res.success, 0] < 0.0)
 
 
+def test_a_batch_inside_a_batch_callback_finishes_and_errors_reach_the_caller():
+    """The batch threads are shared between calls: a callback that runs a batch of its own
+    (on a pool thread, while the pool is busy) must not wait on the pool forever, and a
+    callback's error stops the batch and is raised to the caller."""
+    inner = GoalBatch([PoseGoal(TIP, POSES[0])], POSES[:4])
+
+    def nested(q):
+        return bool(bioik.solve_batch(ROBOT, inner, SEEDS[:4], threads=2, **EXACT).success.all())
+
+    goals = [[PoseGoal(TIP, T)] for T in POSES[:6]]
+    res = bioik.solve_batch(ROBOT, goals, SEEDS[:6], callback=nested, threads=2, **EXACT)
+    assert res.success.all() and np.all(res.callback_calls == 1)
+
+    def broken(q):
+        raise RuntimeError("callback broke")
+
+    with pytest.raises(RuntimeError, match="callback broke"):
+        bioik.solve_batch(ROBOT, goals, SEEDS[:6], callback=broken, threads=2, **EXACT)
+
+
 def test_scene_batch_is_collision_free_and_equals_single_solves():
     scene = bioik.Scene()
     box = np.eye(4)

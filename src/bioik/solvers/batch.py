@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,11 +157,33 @@ def thread_count(threads: Any) -> int:
     return int(threads)
 
 
+#: The worker threads every batch shares (grown to the most workers a batch has asked
+#: for): a pool made per call cost a thread start and join per worker, ≈ 0.1 ms each, which
+#: a batch of small rounds (`solve_batch(..., scene=)`) pays many times.
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _threads(k: int) -> ThreadPoolExecutor:
+    """The shared pool, with at least k threads."""
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < k:
+            old, _pool, _pool_size = _pool, ThreadPoolExecutor(k, thread_name_prefix="bioik-batch"), k
+            if old is not None:
+                old.shutdown(wait=False)  # its threads end once their current loops do
+        return _pool
+
+
 def run_chunks(n: int, workers: Sequence[Callable[[int, int], None]]) -> None:
-    """Run queries 0 … n−1 in chunks (`chunk_size`), `worker(first, last)` each, on one
-    thread per worker (the caller's own for a single worker); a thread takes the next chunk
-    when it finishes one, so a slow chunk delays no other thread. The first error (or
-    Ctrl-C) stops the other threads before their next chunk and is raised here."""
+    """Run queries 0 … n−1 in chunks (`chunk_size`), `worker(first, last)` each: the first
+    worker on the calling thread, the others on the shared pool's threads; a thread takes
+    the next chunk when it finishes one, so a slow chunk delays no other thread. A worker
+    the pool has not started by the time the chunks are gone is dropped (so a batch run
+    from inside a pool thread never waits on a busy pool). The first error (or Ctrl-C)
+    stops the other threads before their next chunk and is raised here once they have
+    stopped."""
     size = chunk_size(n, len(workers))
     starts = iter(range(0, n, size))
     lock = threading.Lock()
@@ -182,14 +204,18 @@ def run_chunks(n: int, workers: Sequence[Callable[[int, int], None]]) -> None:
     if len(workers) == 1:
         loop(workers[0])
         return
-    with ThreadPoolExecutor(len(workers), thread_name_prefix="bioik-batch") as pool:
-        futures = [pool.submit(loop, w) for w in workers]
-        try:
-            for f in futures:
-                f.result()
-        except BaseException:
-            stop.set()
-            raise
+    pool = _threads(len(workers) - 1)
+    futures = [pool.submit(loop, w) for w in workers[1:]]
+    try:
+        loop(workers[0])
+    except BaseException:  # Ctrl-C between chunks too
+        stop.set()
+        raise
+    finally:
+        running = [f for f in futures if not f.cancel()]
+        wait(running)
+    for f in running:
+        f.result()  # raises a worker's error
 
 
 def chunk_size(n: int, threads: int) -> int:
