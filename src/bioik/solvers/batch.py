@@ -165,7 +165,7 @@ _pool_size = 0
 _pool_lock = threading.Lock()
 
 
-def _threads(k: int) -> ThreadPoolExecutor:
+def _shared_pool(k: int) -> ThreadPoolExecutor:
     """The shared pool, with at least k threads."""
     global _pool, _pool_size
     with _pool_lock:
@@ -204,7 +204,7 @@ def run_chunks(n: int, workers: Sequence[Callable[[int, int], None]]) -> None:
     if len(workers) == 1:
         loop(workers[0])
         return
-    pool = _threads(len(workers) - 1)
+    pool = _shared_pool(len(workers) - 1)
     futures = [pool.submit(loop, w) for w in workers[1:]]
     try:
         loop(workers[0])

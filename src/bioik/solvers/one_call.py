@@ -8,6 +8,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -228,11 +229,11 @@ class OneCallPath:
         _, errors, pc, sc = problem.report_arrays(reports)
         out = BatchResult(q=q, success=clear, cost=pc + sc, goal_errors=errors, time=spent, iterations=its, restarts=restarts,
                           callback_calls=clear.astype(np.int64), seed_clipped=clipped, solver=self.family.name)
-        for i in open_:  # the whole solves' results
-            r = results[i]
-            out.q[i], out.success[i], out.cost[i], out.goal_errors[i], out.time[i] = r.q, r.success, r.cost, r.goal_errors, r.time
-            out.iterations[i], out.restarts[i], out.callback_calls[i], out.seed_clipped[i] = (r.iterations, r.restarts,
-                                                                                              r.callback_calls, r.seed_clipped)
+        if len(open_):  # the whole solves' results, field by field
+            whole = BatchResult.of([results[i] for i in open_])
+            for f in fields(BatchResult):
+                if f.name != "solver":
+                    getattr(out, f.name)[open_] = getattr(whole, f.name)
         return out
 
     def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
