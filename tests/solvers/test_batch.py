@@ -8,6 +8,7 @@ import pytest
 import bioik
 from bioik import (BatchResult, CenterJointsGoal, CollisionAvoidanceGoal, GoalBatch, OrientationGoal, PoseGoal,
                    PositionGoal)
+from bioik.collision import CoverProof
 from bioik.solvers.core.params import ParameterError
 
 ROBOT = bioik.load_robot("ur5")
@@ -130,12 +131,17 @@ def test_a_batch_inside_a_batch_callback_finishes_and_errors_reach_the_caller():
         bioik.solve_batch(ROBOT, goals, SEEDS[:6], callback=broken, threads=2, **EXACT)
 
 
-def test_scene_batch_is_collision_free_and_equals_single_solves():
+def post_scene() -> tuple[bioik.Scene, bioik.CollisionChecker]:
+    """A post beside ur5, and its exact checker."""
     scene = bioik.Scene()
     box = np.eye(4)
     box[:3, 3] = (0.45, 0.2, 0.15)
     scene.add_box("post", (0.1, 0.1, 0.3), box)
-    checker = bioik.CollisionChecker(ROBOT, scene)
+    return scene, bioik.CollisionChecker(ROBOT, scene)
+
+
+def test_scene_batch_is_collision_free_and_equals_single_solves():
+    scene, checker = post_scene()
     targets = [T for T in POSES if T[2, 3] > 0.1][:6]
     goals = [[PoseGoal(TIP, T)] for T in targets]
     expected = singles(goals, SEEDS[:6], scene=scene, **EXACT)
@@ -149,11 +155,7 @@ def test_scene_batch_is_collision_free_and_equals_single_solves():
 
 
 def test_a_timed_scene_batch_tries_free_in_compiled_chunks_and_answers_clear(monkeypatch):
-    scene = bioik.Scene()
-    box = np.eye(4)
-    box[:3, 3] = (0.45, 0.2, 0.15)
-    scene.add_box("post", (0.1, 0.1, 0.3), box)
-    checker = bioik.CollisionChecker(ROBOT, scene)
+    scene, checker = post_scene()
     targets = np.array([T for T in POSES if T[2, 3] > 0.1])
     n = len(targets)
     solves = []
@@ -168,6 +170,34 @@ def test_a_timed_scene_batch_tries_free_in_compiled_chunks_and_answers_clear(mon
     for i in np.flatnonzero(res.iterations <= 10)[:3]:  # a proven answer's errors are the acceptance test's own
         one = bioik.solve(ROBOT, [PoseGoal(TIP, targets[i])], res.q[i], scene=scene, max_iterations=1)
         assert np.allclose(one.goal_errors, res.goal_errors[i], atol=1e-12)
+
+
+def test_a_scene_batch_solves_what_the_proof_leaves_open_in_place(monkeypatch):
+    """Answers the proof cannot clear go on as whole solves inside their chunk; each result
+    lands at its own query's index, whatever thread solved it."""
+    scene, checker = post_scene()
+    targets = np.array([T for T in POSES if T[2, 3] > 0.1])
+    n = len(targets)
+    unproven_rows = CoverProof.unproven_rows
+
+    def half_unproven(self, Q, ok, bits, first, last):  # answers with a positive first joint stay open
+        unproven_rows(self, Q, ok, bits, first, last)
+        bits[first:last][(Q[first:last, 0] > 0.0) & (bits[first:last] == 0)] = 1
+
+    monkeypatch.setattr(CoverProof, "unproven_rows", half_unproven)
+    solves = []
+    solve = bioik.Solver.solve
+    monkeypatch.setattr(bioik.Solver, "solve", lambda self, *a, **k: solves.append(a[0][0].pose) or solve(self, *a, **k))
+    res = bioik.solve_batch(ROBOT, GoalBatch([PoseGoal(TIP, targets[0])], targets), SEEDS[:n], scene=scene, threads=2,
+                            timeout=1.0, random_seed=5)
+    assert 0 < len(solves) < n
+    assert res.success.all() and all(checker.is_free(q) for q in res.q)
+    reached = ROBOT.fk(res.q, links=[TIP])[:, 0]
+    assert np.allclose(reached[:, :3, 3], targets[:, :3, 3], atol=1e-4)  # each answer reaches its own target
+    assert np.all(res.goal_errors[:, 0, 0] <= 1e-5)
+    whole = np.array([any(np.array_equal(t, T) for t in solves) for T in targets])
+    assert np.all(res.q[~whole, 0] <= 0.0)  # a proven answer kept: a first joint ≤ 0
+    assert np.all(res.callback_calls[whole] >= 1)
 
 
 def test_timeout_is_per_query():

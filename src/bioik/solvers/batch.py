@@ -176,15 +176,16 @@ def _shared_pool(k: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def run_chunks(n: int, workers: Sequence[Callable[[int, int], None]]) -> None:
-    """Run queries 0 … n−1 in chunks (`chunk_size`), `worker(first, last)` each: the first
+def run_chunks(n: int, workers: Sequence[Callable[[int, int], None]], size: int | None = None) -> None:
+    """Run queries 0 … n−1 in chunks (of `size` queries; None: `chunk_size`), `worker(first, last)` each: the first
     worker on the calling thread, the others on the shared pool's threads; a thread takes
     the next chunk when it finishes one, so a slow chunk delays no other thread. A worker
     the pool has not started by the time the chunks are gone is dropped (so a batch run
     from inside a pool thread never waits on a busy pool). The first error (or Ctrl-C)
     stops the other threads before their next chunk and is raised here once they have
     stopped."""
-    size = chunk_size(n, len(workers))
+    if size is None:
+        size = chunk_size(n, len(workers))
     starts = iter(range(0, n, size))
     lock = threading.Lock()
     stop = threading.Event()

@@ -4,11 +4,12 @@ chunks of a batch, and rejection sampling [E 8.1] on top of it when a callback r
 
 from __future__ import annotations
 
+import functools
 import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -45,10 +46,15 @@ from bioik.solvers.workspace import Workspace
 FREE_FIRST_ITERATIONS = 256
 FREE_FIRST_TIME = 0.00025
 FREE_TRIES = 16
-#: `solve_batch`'s free tries come in rounds of compiled chunks (`_batch_scene`): 8 rounds
-#: of 32 iterations left ~20 of 1000 ur5 table-cell queries to whole solves, 4 of 64 ~60
-#: (31,000 against 27,000 queries/s on one thread).
+#: `solve_batch`'s free tries come in rounds, each one compiled call on a chunk's open
+#: queries (`_batch_scene`): 8 rounds of 32 iterations left ~20 of 1000 ur5 table-cell
+#: queries to whole solves, 4 of 64 ~60 (31,000 against 27,000 queries/s on one thread).
 FREE_ROUNDS = 8
+#: A scene batch on several threads comes in SCENE_CHUNKS chunks per thread (on one, in
+#: one chunk): each chunk costs up to
+#: FREE_ROUNDS rounds of Python (~30 µs each), and the last ones keep both threads busy
+#: (2, 4, 8 and 16 measured alike on the ur5 table cell within the noise; 16 the slowest).
+SCENE_CHUNKS = 4
 
 _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
 
@@ -150,15 +156,17 @@ class OneCallPath:
         return res
 
     def _batch_scene(self, template, batch, scene, pt, rt, Q, timeout, base, threads) -> BatchResult | None:
-        """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`):
-        free tries (`_free_first`) in up to FREE_ROUNDS rounds of compiled chunks on the
-        threads, the GIL released — the seed's first (or a random start), then random
-        starts for the queries still open, at most FREE_FIRST_ITERATIONS // FREE_ROUNDS
-        iterations and FREE_FIRST_TIME / FREE_ROUNDS s a query each —, every answer checked
-        by the cover's proof in compiled chunks too. A query the proof clears is done (its
-        goals' errors from the acceptance test, `Problem.accept_rows`, compiled chunks as
-        well); the others go on as `solve` calls on the threads. None if the batch is not of that kind (goals of other weights or
-        tolerances per query, a cover that cannot prove)."""
+        """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`),
+        each chunk of queries taken whole by one thread (`_SceneChunks.run`): free tries
+        (`_free_first`) in up to FREE_ROUNDS rounds of one compiled call — the seed's first
+        (or a random start), then random starts for the queries still open, at most
+        FREE_FIRST_ITERATIONS // FREE_ROUNDS iterations and FREE_FIRST_TIME / FREE_ROUNDS s
+        a query each —, every answer checked by the cover's proof in one compiled call; the
+        queries it cannot clear as `solve` calls, and the proven answers' acceptance tests
+        (`Problem.accept_rows`) in one more compiled call. No thread waits for another until
+        the last chunk: a whole solve in one thread overlaps compiled chunks in the others.
+        None if the batch is not of that kind (goals of other weights or tolerances per
+        query, a cover that cannot prove)."""
         goals, _ = self._collision_free(template, scene, None)  # the template and the scene's collision goal
         checked = [g for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         pose_rows = self._pose_rows(batch, pt, rt)
@@ -172,69 +180,35 @@ class OneCallPath:
         if proof is None:
             return None
         n = len(rows)
-        seeds = None if Q is None else Q.copy()  # the free tries write their answers into Q
-        q = np.empty((n, self.robot.dof))
-        its, spent, restarts = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
-        clipped = np.zeros(n, dtype=bool)
-        clear = np.zeros(n, dtype=bool)
-        open_ = np.arange(n)
-        for k in range(FREE_ROUNDS):
-            m = len(open_)
-            tried = self._batch_single_pose(template, rows[open_], weights[open_], tols[open_], Q if k == 0 else None,
-                                            min(timeout, FREE_FIRST_TIME / FREE_ROUNDS), FREE_FIRST_ITERATIONS // FREE_ROUNDS,
-                                            (base + 7919 * k) % SEED_MODULUS, threads)
-            bits = np.full(m, -1, dtype=np.int64)
-            run_chunks(m, [lambda a, b: proof.unproven_rows(tried.q, tried.success, bits, a, b)] * threads)
-            its[open_] += tried.iterations
-            spent[open_] += tried.time
-            restarts[open_] += tried.restarts + (k > 0)
-            if k == 0:
-                clipped[:] = tried.seed_clipped
-            done = bits == 0
-            q[open_[done]] = tried.q[done]
-            clear[open_[done]] = True
-            open_ = open_[~done]
-            if not len(open_):
-                break
+        out = BatchResult(q=np.empty((n, self.robot.dof)), success=np.zeros(n, dtype=bool), cost=np.zeros(n),
+                          goal_errors=np.zeros((n, len(goals), 2)), time=np.zeros(n), iterations=np.zeros(n, dtype=np.int64),
+                          restarts=np.zeros(n, dtype=np.int64), callback_calls=np.zeros(n, dtype=np.int64),
+                          seed_clipped=np.zeros(n, dtype=bool), solver=self.family.name)
         query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
-        results: list[Result | None] = [None] * n
-
-        def work(a: int, b: int) -> None:  # the queries left open: whole solves, on the threads
-            for i in open_[a:b]:
-                results[i] = self.solve(query(i), None if seeds is None else seeds[i], timeout=timeout,
-                                        random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt, rotation_tolerance=rt,
-                                        scene=scene)
-
-        if len(open_):
-            run_chunks(len(open_), [work] * min(threads, len(open_)))
-        # the proven answers' acceptance tests (their goals' errors and costs): compiled chunks on the threads
-        proven = np.flatnonzero(clear)
-        reports = np.zeros((n, 3 + 3 * len(goals)))
+        chunks = _SceneChunks(self.robot, self.family, proof, rows, tols, Q, min(timeout, FREE_FIRST_TIME / FREE_ROUNDS), base,
+                              out, np.zeros((n, 3 + 3 * len(goals))), [None] * n,
+                              lambda i: self.solve(query(i), None if Q is None else Q[i], timeout=timeout,
+                                                   random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt,
+                                                   rotation_tolerance=rt, scene=scene))
         taken: list[Workspace] = []
         try:
             workers: list[Callable[[int, int], None]] = []
-            for _ in range(min(threads, max(len(proven), 1))):
-                ws = self._workspace()
-                taken.append(ws)
-                problem = ws.problem(goals)
-                problem.update(goals, None, pt, rt)
-                if not evaluate_rows.signatures:  # compiled (or loaded) once, the first time
-                    with self._prepare_lock, compile_notice("the batch acceptance test"), process_lock("prepare-accept-rows"):
-                        problem.accept_rows(rows, q, proven[:0], self._mode, reports)
-                workers.append(lambda a, b, p=problem: p.accept_rows(rows, q, proven[a:b], self._mode, reports))
-            if len(proven):
-                run_chunks(len(proven), workers)
+            for _ in range(threads):
+                free_ws, accept_ws = self._workspace(), self._workspace()
+                taken += [free_ws, accept_ws]
+                free, accept = free_ws.problem(template), accept_ws.problem(goals)
+                accept.update(goals, None, pt, rt)
+                free_ws.io[BUDGET], free_ws.io[MODE] = FREE_FIRST_ITERATIONS // FREE_ROUNDS, self._mode
+                if not (self.family.single_pose_batch.signatures and evaluate_rows.signatures):
+                    # compiled (or loaded) once, before any query's clock starts
+                    with self._prepare_lock, compile_notice(f"the {self.family.name} batch kernels"), \
+                            process_lock(f"prepare-{self.family.name}"), process_lock("prepare-accept-rows"):
+                        chunks.run(0, 0, free, free_ws.io, accept)
+                workers.append(functools.partial(chunks.run, free=free, io=free_ws.io, accept=accept))
+            run_chunks(n, workers, n if threads == 1 else max(1, n // (SCENE_CHUNKS * threads)))
+            return chunks.result(accept)  # before another solve may take the workspace
         finally:
             self._idle.extend(taken)
-        _, errors, pc, sc = problem.report_arrays(reports)
-        out = BatchResult(q=q, success=clear, cost=pc + sc, goal_errors=errors, time=spent, iterations=its, restarts=restarts,
-                          callback_calls=clear.astype(np.int64), seed_clipped=clipped, solver=self.family.name)
-        if len(open_):  # the whole solves' results, field by field
-            whole = BatchResult.of([results[i] for i in open_])
-            for f in fields(BatchResult):
-                if f.name != "solver":
-                    getattr(out, f.name)[open_] = getattr(whole, f.name)
-        return out
 
     def _rejection_sampling(self, ws, problem, goals, res: Result, t0, deadline, budget, base, callback,
                             position_tolerance, rotation_tolerance) -> Result:
@@ -267,30 +241,28 @@ class OneCallPath:
         """(goal rows (N, width), weights (N,), weight flags and tolerances (N, 3)) of a batch of
         single pose-type goals, as `_solve_single_pose` passes them; None if the queries
         are not all of the first one's structure."""
-        if isinstance(batch, GoalBatch):
-            g = batch.goals[0]
-            rows = g.target_rows(self.robot, batch.targets[0])
-            goals = [g] * len(rows)
-        else:
-            g = batch[0][0]
-            goals = [q[0] for q in batch]
-            key = (type(g), g.link, g.secondary)
-            for h in goals:
-                if not isinstance(h, Goal):
-                    raise TypeError(f"goals_batch holds a {type(h).__name__}, not a bioik goal")
-                h.refresh()
-                if (type(h), h.link, h.secondary) != key:
-                    return None
-            rows = np.array([h.params(self.robot) for h in goals])
-        weights = np.array([h.weight for h in goals])
-        tols = np.empty((len(goals), TOL_COLUMNS))
-        for i, h in enumerate(goals):
+        def tolerances(h: Goal) -> tuple[float, float, float]:
             if type(h) is PoseGoal:
                 hp, hr = h.position_tolerance, h.rotation_tolerance
             else:
                 hp = hr = h.tolerance
-            tols[i] = 1.0 if h.weight > 0.0 else 0.0, pt if hp is None else hp, rt if hr is None else hr
-        return rows, weights, tols
+            return 1.0 if h.weight > 0.0 else 0.0, pt if hp is None else hp, rt if hr is None else hr
+
+        if isinstance(batch, GoalBatch):  # one goal, N targets: one weight and one row of tolerances
+            g = batch.goals[0]
+            rows = g.target_rows(self.robot, batch.targets[0])
+            return rows, np.full(len(rows), g.weight), np.tile(tolerances(g), (len(rows), 1))
+        g = batch[0][0]
+        goals = [q[0] for q in batch]
+        key = (type(g), g.link, g.secondary)
+        for h in goals:
+            if not isinstance(h, Goal):
+                raise TypeError(f"goals_batch holds a {type(h).__name__}, not a bioik goal")
+            h.refresh()
+            if (type(h), h.link, h.secondary) != key:
+                return None
+        rows = np.array([h.params(self.robot) for h in goals])
+        return rows, np.array([h.weight for h in goals]), np.array([tolerances(h) for h in goals]).reshape(-1, TOL_COLUMNS)
 
     def _batch_single_pose(self, template, rows, weights, tols, Q, timeout, budget, base, threads) -> BatchResult:
         """Single pose-type goals in compiled chunks: one workspace per thread, its io set up
@@ -334,3 +306,74 @@ class OneCallPath:
             seed_clipped=out[:, CLIPPED] == 1.0,
             solver=self.family.name,
         )
+
+
+@dataclass
+class _SceneChunks:
+    """`solve_batch(..., scene=)`'s work on one chunk of queries at a time (`run`, on any
+    thread, with that thread's free-space problem and io and its acceptance problem), and
+    the batch's result once every chunk is done (`result`)."""
+
+    robot: Robot
+    family: Family
+    proof: Any  # the scene's `CoverProof`
+    rows: np.ndarray  # the pose goals' rows
+    tols: np.ndarray  # their weight flags and tolerances
+    seeds: np.ndarray | None  # the queries' seeds (None: random starts)
+    timeout: float  # each free try's
+    base: int  # the batch's random seed
+    out: BatchResult  # the proven answers' fields (success: proven)
+    reports: np.ndarray  # the proven answers' acceptance reports (`Problem.accept_rows`)
+    results: list[Result | None]  # the whole solves' results
+    whole: Callable[[int], Result]  # the whole solve of query i
+
+    def run(self, first: int, last: int, free: Problem, io: np.ndarray, accept: Problem) -> None:
+        """Queries first … last − 1: free tries, the proof, whole solves of the unproven, the
+        proven answers' acceptance tests."""
+        out, dof = self.out, self.robot.dof
+        index = np.arange(first, last)
+        for k in range(FREE_ROUNDS):
+            m = len(index)
+            seeded = k == 0 and self.seeds is not None
+            Q = self.seeds[index] if seeded else np.empty((m, dof))
+            found = np.zeros((m, OUT_COLUMNS))
+            io[RANDOM_START] = not seeded
+            if not seeded:
+                free.vdata[:, REFERENCE] = self.robot._center  # a seeded query leaves its own seed there
+            # round k's seeds: base + 7919·k + the query's place in the chunk's open ones (from `first`)
+            stoppable(self.family.single_pose_batch, time.monotonic() + m * self.timeout, free.ibuf, free.fbuf, self.rows[index],
+                      self.tols[index], Q, io, found, 0, m, self.timeout, (self.base + 7919 * k + first) % SEED_MODULUS,
+                      *self.family.single_pose_extra)
+            bits = np.full(m, -1, dtype=np.int64)
+            self.proof.unproven_rows(Q, found[:, ACCEPTED] == 1.0, bits, 0, m)
+            out.iterations[index] += found[:, ITS].astype(np.int64)
+            out.time[index] += found[:, TIME]
+            out.restarts[index] += found[:, RESTARTS].astype(np.int64) + (k > 0)
+            if k == 0:
+                out.seed_clipped[index] = found[:, CLIPPED] == 1.0
+            done = bits == 0
+            out.q[index[done]] = Q[done]
+            out.success[index[done]] = True
+            out.callback_calls[index[done]] = 1
+            index = index[~done]
+            if not len(index):
+                break
+        for i in index:
+            self.results[i] = self.whole(i)
+        proven = first + np.flatnonzero(out.success[first:last])
+        accept.accept_rows(self.rows, out.q, proven, int(io[MODE]), self.reports)
+
+    def result(self, accept: Problem) -> BatchResult:
+        """The batch's result: the proven answers' goal errors and costs from their reports
+        (`accept`: any of the chunks' acceptance problems), the whole solves' results."""
+        out = self.out
+        proven = out.success.copy()
+        _, errors, pc, sc = accept.report_arrays(self.reports)
+        out.goal_errors[proven], out.cost[proven] = errors[proven], (pc + sc)[proven]
+        open_ = np.flatnonzero(~proven)
+        if len(open_):  # the whole solves' results, field by field
+            whole = BatchResult.of([self.results[i] for i in open_])
+            for f in fields(BatchResult):
+                if f.name != "solver":
+                    getattr(out, f.name)[open_] = getattr(whole, f.name)
+        return out
