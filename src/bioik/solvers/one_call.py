@@ -16,6 +16,7 @@ import numpy as np
 
 from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import process_lock
+from bioik.collision.cover_proof import CoverProof
 from bioik.collision.guard import ExactChecks
 from bioik.goals.base import Goal
 from bioik.goals.collision import CollisionAvoidanceGoal
@@ -316,7 +317,7 @@ class _SceneChunks:
 
     robot: Robot
     family: Family
-    proof: Any  # the scene's `CoverProof`
+    proof: CoverProof  # the scene's
     rows: np.ndarray  # the pose goals' rows
     tols: np.ndarray  # their weight flags and tolerances
     seeds: np.ndarray | None  # the queries' seeds (None: random starts)
