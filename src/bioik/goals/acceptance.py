@@ -20,7 +20,7 @@ from numba import njit
 from bioik.goals.base import ORIENTATION, POSE, POSITION, SCAN
 from bioik.goals.pose import pose_errors, pose_met
 from bioik.goals.scan import scan_reach
-from bioik.goals.kernels import ALL_KINDS, KIND, OUT1, SECONDARY, other_residual
+from bioik.goals.kernels import ALL_KINDS, KIND, OUT1, SECONDARY, goal_residual, other_residual
 from bioik.kinematics.frames import JIT, KERNEL, NO
 
 MODES = {"norm": 0, "trac": 1, "kdl": 2}
@@ -40,20 +40,27 @@ def goal_errors(gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, erro
 
 
 @njit(inline="always", **KERNEL)
+def _measured(kind, g, gi, gf, gt, frames, r, mode, errors):
+    """Goal g's errors if it is pose-type (position error, rotation angle; r: scratch for
+    the error components) or a scan (its largest criterion, 0), into errors[g]: is it met?"""
+    if kind == SCAN:
+        errors[g, 0], errors[g, 1] = scan_reach(gf[g], frames[gi[g, OUT1]]), 0.0
+        return errors[g, 0] <= gt[g, 0]
+    pose_errors(kind, gf[g], frames[gi[g, OUT1]], r)
+    dp, dr, met = pose_met(r, gt[g, 0], gt[g, 1], mode)
+    errors[g, 0], errors[g, 1] = dp, dr
+    return met
+
+
+@njit(inline="always", **KERNEL)
 def goal_errors_with(kinds, gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors):
     """`goal_errors` for `kinds` (`bioik.goals.kernels.ALL_KINDS`, or POSE_ONLY in a kernel
     that only ever sees pose-type goals: it then compiles without the other kinds)."""
     ok = True
     for g in range(gi.shape[0]):
         kind = gi[g, KIND]
-        if kind == POSE or kind == POSITION or kind == ORIENTATION:
-            e = r
-            pose_errors(kind, gf[g], frames[gi[g, OUT1]], e)
-            dp, dr, met = pose_met(e, gt[g, 0], gt[g, 1], mode)
-            errors[g, 0], errors[g, 1] = dp, dr
-        elif kind == SCAN:
-            errors[g, 0], errors[g, 1] = scan_reach(gf[g], frames[gi[g, OUT1]]), 0.0
-            met = errors[g, 0] <= gt[g, 0]
+        if kind == POSE or kind == POSITION or kind == ORIENTATION or kind == SCAN:
+            met = _measured(kind, g, gi, gf, gt, frames, r, mode, errors)
         else:
             d = other_residual(kinds, gi, gf, g, frames, J, q, vdata, aux, r, Jr, NO, scratch)
             s = 0.0
@@ -64,6 +71,36 @@ def goal_errors_with(kinds, gi, gf, gt, frames, J, q, vdata, aux, r, Jr, scratch
         if not met and not gi[g, SECONDARY]:
             ok = False
     return ok
+
+
+@njit(**JIT)
+def goal_errors_costs(gi, gf, gw, gt, frames, J, q, vdata, aux, r, Jr, scratch, mode, errors, costs):
+    """`goal_errors`, and each goal's weighted cost ‖r‖²·w² into costs (G,), in one pass: a
+    goal that is neither pose-type nor a scan has its residual computed once for both (a
+    collision goal's is most of an acceptance test). Returns (every primary goal met,
+    primary cost, secondary cost)."""
+    ok = True
+    primary = secondary = 0.0
+    for g in range(gi.shape[0]):
+        kind = gi[g, KIND]
+        measured = kind == POSE or kind == POSITION or kind == ORIENTATION or kind == SCAN
+        met = _measured(kind, g, gi, gf, gt, frames, r, mode, errors) if measured else True
+        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, NO, scratch)
+        c = 0.0
+        for i in range(d):
+            c += r[i] * r[i]
+        if not measured:  # ‖r‖, from the residual the cost is made of
+            errors[g, 0], errors[g, 1] = np.sqrt(c), 0.0
+            met = errors[g, 0] <= gt[g, 0]
+        if not met and not gi[g, SECONDARY]:
+            ok = False
+        c *= gw[g] * gw[g]
+        costs[g] = c
+        if gi[g, SECONDARY]:
+            secondary += c
+        else:
+            primary += c
+    return ok, primary, secondary
 
 
 @njit(**JIT)

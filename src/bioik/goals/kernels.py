@@ -191,25 +191,3 @@ def other_residual(kinds, gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, 
     if kinds is None:
         return 0
     return goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, with_jac, scratch)
-
-
-@njit(**JIT)
-def goal_costs(gi, gf, gw, frames, J, q, vdata, aux, r, Jr, costs, scratch):
-    """Weighted cost ‖r‖²·w² of every goal into costs (G,); returns (primary, secondary) sums.
-
-    r and Jr are scratch buffers (rows ≥ the largest goal size; Jr is clobbered).
-    """
-    primary = 0.0
-    secondary = 0.0
-    for g in range(gi.shape[0]):
-        d = goal_residual(gi, gf, g, frames, J, q, vdata, aux, r, Jr, NO, scratch)
-        c = 0.0
-        for i in range(d):
-            c += r[i] * r[i]
-        c *= gw[g] * gw[g]
-        costs[g] = c
-        if gi[g, SECONDARY]:
-            secondary += c
-        else:
-            primary += c
-    return primary, secondary

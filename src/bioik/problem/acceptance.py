@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bioik.goals.acceptance import goal_errors
-from bioik.goals.kernels import MAX_LINK_ROWS, goal_costs
+from bioik.goals.acceptance import goal_errors_costs
+from bioik.goals.kernels import MAX_LINK_ROWS
 from bioik.kinematics.frames import JIT
 from bioik.kinematics.jacobian import fk_jacobians
 from bioik.problem.layout import unpack
@@ -33,8 +33,8 @@ def evaluate(ibuf, fbuf, q, mode, report):
     fk_jacobians(seg_i, prob.seg_f, out_seg, prob.out_tf, q, seg, frames, J)
     errors = report[3 : 3 + 2 * G].reshape((G, 2))
     costs = report[3 + 2 * G : 3 + 3 * G]
-    ok = goal_errors(gi, prob.gf, prob.gt, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch, mode, errors)
-    primary, secondary = goal_costs(gi, prob.gf, prob.gw, frames, J, q, prob.vdata, prob.aux, r, Jr, costs, scratch)
+    ok, primary, secondary = goal_errors_costs(gi, prob.gf, prob.gw, prob.gt, frames, J, q, prob.vdata, prob.aux, r, Jr, scratch,
+                                               mode, errors, costs)
     report[0] = 1.0 if ok else 0.0
     report[1] = primary
     report[2] = secondary
