@@ -49,7 +49,7 @@ SCENE, SELF = 1, 2
 
 
 @njit(**JIT)
-def _unproven(seg_i, seg_f, out_seg, out_tf, q, link_of, centres, radii, masks, moving, bound_c, bound_r, groups, pairs,
+def unproven_at(seg_i, seg_f, out_seg, out_tf, q, link_of, centres, radii, masks, moving, bound_c, bound_r, groups, pairs,
               blob, margin, extra):
     """SCENE | SELF bits of what the cover leaves unproven at q (see the module)."""
     seg = np.empty((max(seg_i.shape[0], 1), 7))
@@ -110,9 +110,9 @@ def _unproven(seg_i, seg_f, out_seg, out_tf, q, link_of, centres, radii, masks, 
 @njit(**JIT)
 def _unproven_rows(seg_i, seg_f, out_seg, out_tf, Q, ok, bits, first, last, link_of, centres, radii, masks, moving, bound_c,
                    bound_r, groups, pairs, blob, margin, extra):
-    """bits[i] ← `_unproven` at Q[i] for each row i in [first, last) where ok[i] (−1 elsewhere)."""
+    """bits[i] ← `unproven_at` at Q[i] for each row i in [first, last) where ok[i] (−1 elsewhere)."""
     for i in range(first, last):
-        bits[i] = _unproven(seg_i, seg_f, out_seg, out_tf, Q[i], link_of, centres, radii, masks, moving, bound_c, bound_r,
+        bits[i] = unproven_at(seg_i, seg_f, out_seg, out_tf, Q[i], link_of, centres, radii, masks, moving, bound_c, bound_r,
                             groups, pairs, blob, margin, extra) if ok[i] else -1
 
 
@@ -187,9 +187,15 @@ class CoverProof:
             SCENE | SELF bits: 0 when q is clear with no exact check needed, SCENE when the
             obstacles, SELF when the robot's own link pairs are left to the exact check.
         """
-        return _unproven(*self._fk, q, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c,
-                         self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
+        return unproven_at(*self._fk, q, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c,
+                           self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
 
+    def arguments(self) -> tuple:
+        """`unproven_at`'s arguments but q (the FK program's four, then q's place left out),
+        for a compiled caller (`bioik.solvers.core.free_tries`); the packed scene is this
+        thread's, its obstacles where they are now."""
+        return (*self._fk, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c, self._bound_r,
+                self._groups, self._pairs, self._blob(), self.margin, self._extra)
 
     def unproven_rows(self, Q: np.ndarray, ok: np.ndarray, bits: np.ndarray, first: int, last: int) -> None:
         """`unproven` of many configurations in one compiled call, the GIL released.

@@ -147,18 +147,32 @@ class ExactChecks:
         self._fixed_checked[id(checker)] = versions
 
 
-def proof_first(proof: CoverProof, checker: Any) -> Callable[[np.ndarray], bool]:
-    """`q -> bool`: the cover's proof, and the exact check of the part it leaves unproven."""
-    unproven, scene_free, self_free, free = proof.unproven, checker.is_free_of_scene, checker.is_free_of_itself, checker.is_free
+class ProofFirst:
+    """`q -> bool`: the cover's proof, and the exact check of the part it leaves unproven.
 
-    def is_free(q: np.ndarray) -> bool:
-        bits = unproven(q)
-        if bits == 0:
-            return True
+    `proof` and `rest` serve a caller that runs the proof itself (compiled, in
+    `bioik.solvers.core.free_tries`) and asks only about what it left unproven."""
+
+    __slots__ = ("proof", "_unproven", "_scene_free", "_self_free", "_free")
+
+    def __init__(self, proof: CoverProof, checker: Any):
+        self.proof = proof
+        self._unproven = proof.unproven
+        self._scene_free, self._self_free, self._free = checker.is_free_of_scene, checker.is_free_of_itself, checker.is_free
+
+    def __call__(self, q: np.ndarray) -> bool:
+        bits = self._unproven(q)
+        return True if bits == 0 else self.rest(q, bits)
+
+    def rest(self, q: np.ndarray, bits: int) -> bool:
+        """The exact check of what the proof left unproven at q (its SCENE | SELF bits, not 0)."""
         if bits == SCENE:
-            return scene_free(q)
+            return self._scene_free(q)
         if bits == SELF:
-            return self_free(q)
-        return free(q)
+            return self._self_free(q)
+        return self._free(q)
 
-    return is_free
+
+def proof_first(proof: CoverProof, checker: Any) -> ProofFirst:
+    """The proof-first exact check of `proof` and coal's `checker` (`ProofFirst`)."""
+    return ProofFirst(proof, checker)

@@ -190,12 +190,8 @@ class Problem:
         """(every primary goal met, per-goal errors (G, 2), primary cost, secondary cost)
         at q, from exact FK — the one acceptance test every solver's answer goes through.
         Costs are weighted by the goals' own weights."""
-        report = self.report
-        ok = evaluate(self.ibuf, self.fbuf, q, MODES[mode] if isinstance(mode, str) else mode, report)
-        G = len(self.goals)
-        errors = report[3 : 3 + 2 * G].reshape(G, 2).copy()
-        unscale = 1.0 / self.weight_scale**2
-        pc, sc = float(report[1]) * unscale, float(report[2]) * unscale
+        evaluate(self.ibuf, self.fbuf, q, MODES[mode] if isinstance(mode, str) else mode, self.report)
+        ok, errors, pc, sc = self.reported()
         for k in self.function_goals:  # what a user function raised or returned wrong is named now
             g = self.goals[k]
             g.callback().raise_failure()
@@ -203,7 +199,7 @@ class Problem:
                 frames = self.link_frames(q)
                 g.cost(self.robot, q, {l: frames[self.links.index(l)] for l in g.links_for(self.robot)})
         if not self.python_goals:
-            return bool(ok), errors, pc, sc
+            return ok, errors, pc, sc
         for k, c in zip(self.python_goals, self.python_costs(q)):
             g = self.goals[k]
             errors[k] = (np.sqrt(c), 0.0)
@@ -214,6 +210,14 @@ class Problem:
                 pc += weighted
                 ok = ok and errors[k, 0] <= g.tolerance
         return bool(ok), errors, pc, sc
+
+    def reported(self) -> tuple[bool, np.ndarray, float, float]:
+        """`accept`'s answer read from the report `evaluate` has just written into
+        `self.report` (by `accept`, or by a compiled caller): goals that call Python are not in it."""
+        report = self.report
+        G = len(self.goals)
+        unscale = 1.0 / self.weight_scale**2
+        return bool(report[0] == 1.0), report[3 : 3 + 2 * G].reshape(G, 2).copy(), float(report[1]) * unscale, float(report[2]) * unscale
 
     def accept_rows(self, rows: np.ndarray, Q: np.ndarray, index: np.ndarray, mode: int, reports: np.ndarray) -> None:
         """`accept` of queries that differ in goal 0's parameter row alone, in one compiled

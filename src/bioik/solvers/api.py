@@ -106,6 +106,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         self._prepare_lock = threading.Lock()
         #: Idle workspaces; a solve takes one (or makes one) and gives it back.
         self._idle: list[Workspace] = []
+        self._tries_loaded = False
         #: Exact collision checkers by collision goal settings, and the goals `scene=` adds.
         self._exact = ExactChecks(robot)
         self._scene_goals: dict[int, CollisionAvoidanceGoal] = {}
@@ -186,6 +187,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 polish = Polish(ws.problem(polish_goals[0], True), *polish_goals)
                 if not polish.problem.template.general_ready:
                     self._general_ready(polish.problem)
+                self._free_tries_ready(ws, problem, polish, callback)
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout

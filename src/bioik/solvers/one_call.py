@@ -17,7 +17,7 @@ import numpy as np
 from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import process_lock
 from bioik.collision.cover_proof import CoverProof
-from bioik.collision.guard import ExactChecks
+from bioik.collision.guard import ExactChecks, ProofFirst
 from bioik.goals.base import Goal
 from bioik.goals.collision import CollisionAvoidanceGoal
 from bioik.goals.joints import REFERENCE
@@ -29,9 +29,11 @@ from bioik.solvers.batch import BatchResult, GoalBatch, run_chunks
 from bioik.solvers.core.batch import (ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, SEED_MODULUS, TIME,
                                       TOL_COLUMNS)
 from bioik.solvers.core.clock import stoppable
-from bioik.solvers.core.pose_query import BUDGET, MODE, RANDOM_START
+from bioik.solvers.core import free_tries as tries
+from bioik.solvers.core.pose_query import BUDGET, MODE, POSITION_TOL, RANDOM_START, ROTATION_TOL, WEIGHT
 from bioik.solvers.registry import Family
 from bioik.solvers.result import Result, verdict
+from bioik.solvers.scene_goals import CollisionFree
 from bioik.solvers.workspace import Workspace
 
 #: The free-space tries among obstacles (`_free_first`, timed solves only): at most
@@ -76,6 +78,7 @@ class OneCallPath:
     _workspace: Callable[[], Workspace]  # an idle workspace, or a new one
     _exact: ExactChecks
     _collision_free: Callable[..., Any]  # `SceneGoals._collision_free`
+    _tries_loaded: bool  # the family's compiled free tries are loaded (`_free_tries_ready`)
     solve: Callable[..., Result]
 
     def _solve_single_pose(self, ws, problem, goals, seed, t0, deadline, budget, base, position_tolerance, rotation_tolerance,
@@ -97,14 +100,7 @@ class OneCallPath:
             q = np.empty(robot.dof)
             problem.vdata[:, REFERENCE] = robot._center if reference is None else reference
         else:
-            # a C-ordered float64 copy (the compiled entry takes no other); `copy` is half
-            # the time of `np.array(seed, dtype=np.float64)` on the common input
-            try:
-                q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
-            except (TypeError, ValueError, OverflowError):  # not numbers
-                q = robot.check(seed, "seed")  # raises, naming what a seed must be
-            if q.shape != (robot.dof,):
-                robot.check(seed, "seed")  # raises, naming the expected length
+            q = self._seed_array(seed)
         found = stoppable(self._single, deadline, problem.ibuf, problem.fbuf, row, q, ws.io, *self.family.single_pose_extra)
         if found < 0:
             robot.check(seed, "seed")  # raises: NaN or inf in the seed
@@ -117,6 +113,19 @@ class OneCallPath:
         return Result(q, accepted == 1.0, cost, errors, time.monotonic() - t0, 0,
                       int(restarts), int(its), clipped == 1.0, self.family.name, cost, 0.0)
 
+    def _seed_array(self, seed: Any) -> np.ndarray:
+        """A C-ordered float64 copy of the seed, of the robot's length (the compiled entries
+        take no other); `copy` is half the time of `np.array(seed, dtype=np.float64)` on the
+        common input. NaN and inf are left to the kernel's seed check."""
+        robot = self.robot
+        try:
+            q = seed.copy() if type(seed) is np.ndarray and seed.dtype is _F64 else np.array(seed, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):  # not numbers
+            q = robot.check(seed, "seed")  # raises, naming what a seed must be
+        if q.shape != (robot.dof,):
+            robot.check(seed, "seed")  # raises, naming the expected length
+        return q
+
     def _free_first(self, ws, problem, polish, goals, seed, t0, deadline, base, callback, position_tolerance,
                     rotation_tolerance) -> Result:
         """Among obstacles, a timed solve tries the pose goal alone first: compiled calls of
@@ -127,9 +136,15 @@ class OneCallPath:
         collision check, then the user's) accepts it. Most answers of an open cell are
         clear, and the free search is several times faster than the one with the collision
         costs. Returns the Result — its errors and costs those of all `goals` — or a failed
-        one (its iterations, restarts and callback calls spent)."""
+        one (its iterations, restarts and callback calls spent). With the family's compiled
+        tries and a cover that proves (`_compiled_tries`), the tries, their proofs and the
+        first proven answer's acceptance test are one compiled call."""
         cap = FREE_FIRST_ITERATIONS
         end = min(deadline, t0 + FREE_FIRST_TIME)
+        check = self._compiled_tries(problem, callback)
+        if check is not None:
+            return self._free_first_compiled(ws, problem, polish, goals, seed, t0, end, check, callback.user, base,
+                                             position_tolerance, rotation_tolerance)
         res = self._solve_single_pose(ws, polish.problem, polish.goals, seed, t0, end, cap, base, position_tolerance,
                                       rotation_tolerance)
         reference = polish.problem.vdata[:, REFERENCE].copy()  # the first try's (clipped) start, or the centre
@@ -155,6 +170,85 @@ class OneCallPath:
             res.cost = res.primary_cost + res.secondary_cost
         res.time = time.monotonic() - t0
         return res
+
+    def _compiled_tries(self, problem: Problem, callback: Any) -> ProofFirst | None:
+        """The proof-first exact check the compiled free tries run with (`free_tries`): the
+        family has them, one collision goal is exact-checked and its cover proves, and no
+        goal calls Python. None: the tries run from Python."""
+        if self.family.single_pose_free is None or type(callback) is not CollisionFree or len(callback.checks) != 1:
+            return None
+        check = callback.checks[0]
+        if type(check) is not ProofFirst or problem.python_goals or problem.function_goals:
+            return None
+        return check
+
+    def _free_tries_ready(self, ws: Workspace, problem: Problem, polish: Any, callback: Any) -> None:
+        """Load (or compile, once per machine) the compiled free tries before a solve's
+        clock starts: one call with no time and no iterations."""
+        kernel = self.family.single_pose_free
+        if self._tries_loaded or kernel is None or not polish.problem.single_pose:
+            return
+        check = self._compiled_tries(problem, callback)
+        if check is None:
+            return
+        with self._prepare_lock, compile_notice(f"the {self.family.name} free tries"), process_lock(f"prepare-{self.family.name}-free"):
+            if not kernel.signatures:  # (a numba property that costs ~10 µs: asked once per solver)
+                state = np.zeros(tries.STATE)
+                state[tries.TRIES], state[tries.SEEDED] = 1, 1
+                free = polish.problem
+                kernel(free.ibuf, free.fbuf, polish.goals[0].params(self.robot), self.robot.center(), ws.io, state,
+                       check.proof.arguments(), problem.ibuf, problem.fbuf, problem.report)
+            self._tries_loaded = True
+
+    def _free_first_compiled(self, ws, problem, polish, goals, seed, t0, end, check: ProofFirst, user, base,
+                             position_tolerance, rotation_tolerance) -> Result:
+        """`_free_first` as compiled calls (`bioik.solvers.core.free_tries`): each returns
+        with an answer the pose goal accepts, proven clear (its acceptance test on all the
+        goals done) or left to coal (`check.rest`), or with none; the user's callback
+        (`user`) then has its say, and a rejected answer makes the next call go on with the
+        next try."""
+        robot, free = self.robot, polish.problem
+        g = polish.goals[0]
+        row = g.params(robot)
+        if type(g) is PoseGoal:
+            pt, rt = g.position_tolerance, g.rotation_tolerance
+        else:
+            pt = rt = g.tolerance
+        io = ws.io
+        io[MODE], io[WEIGHT] = self._mode, 1.0 if g.weight > 0.0 else 0.0
+        io[POSITION_TOL] = position_tolerance if pt is None else pt
+        io[ROTATION_TOL] = rotation_tolerance if rt is None else rt
+        if seed is None:
+            q = np.empty(robot.dof)
+            free.vdata[:, REFERENCE] = robot._center
+        else:
+            q = self._seed_array(seed)
+        free.goals[0] = g
+        problem.update(goals, None, position_tolerance, rotation_tolerance, refresh=False)  # checked by the caller
+        state = np.zeros(tries.STATE)
+        state[tries.BASE], state[tries.END], state[tries.CAP] = base, end, FREE_FIRST_ITERATIONS
+        state[tries.TRIES], state[tries.SEEDED] = FREE_TRIES, seed is not None
+        kernel, proof, calls = self.family.single_pose_free, check.proof.arguments(), 0
+        clipped = False
+        while True:
+            found = kernel(free.ibuf, free.fbuf, row, q, io, state, proof, problem.ibuf, problem.fbuf, problem.report)
+            clipped = bool(state[tries.CLIP] == 1.0)
+            if found == tries.NONE:
+                break
+            if found == tries.NOT_FINITE:
+                robot.check(seed, "seed")  # raises: NaN or inf in the seed
+                break
+            calls += 1
+            ok = found == tries.PROVEN or check.rest(q, int(state[tries.BITS]))
+            if ok and user is not None:
+                ok = verdict(user(q.copy()))
+            if ok:
+                _, errors, pc, sc = problem.reported() if found == tries.PROVEN else problem.accept(q, self._mode)
+                return Result(q, True, pc + sc, errors, time.monotonic() - t0, calls, int(state[tries.N_RESTARTS]),
+                              int(state[tries.ITS]), clipped, self.family.name, pc, sc)
+        nan = float("nan")
+        return Result(q, False, nan, np.full((len(goals), 2), nan), time.monotonic() - t0, calls, int(state[tries.N_RESTARTS]),
+                      int(state[tries.ITS]), clipped, self.family.name, nan, nan)
 
     def _batch_scene(self, template, batch, scene, pt, rt, Q, timeout, base, threads) -> BatchResult | None:
         """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`),

@@ -6,6 +6,7 @@ is rejected and the search goes on (rejection sampling [E 8.1])."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,22 @@ from bioik.goals.collision import CollisionAvoidanceGoal
 from bioik.scene import Scene
 from bioik.solvers.registry import Family
 from bioik.solvers.result import check_goals
+
+
+class CollisionFree:
+    """The solution callback of a solve with collision goals: `checks` (each goal's exact
+    check) in turn, then the user's callback `user` (None: none)."""
+
+    __slots__ = ("checks", "user")
+
+    def __init__(self, checks: list[Callable[[np.ndarray], bool]], user: Callable[[np.ndarray], Any] | None):
+        self.checks, self.user = checks, user
+
+    def __call__(self, q: np.ndarray) -> Any:
+        for check in self.checks:
+            if not check(q):
+                return False
+        return True if self.user is None else self.user(q)
 
 
 class SceneGoals:
@@ -47,13 +64,7 @@ class SceneGoals:
                 # check, i.e. rejection sampling as MoveIt does it [E 8.1]
                 checks.append(self._checker(goal))
 
-        def collision_free(q: np.ndarray):
-            for check in checks:
-                if not check(q):
-                    return False
-            return True if callback is None else callback(q)
-
-        return goals, collision_free
+        return goals, CollisionFree(checks, callback)
 
     @staticmethod
     def _polish_goals(goals: Sequence[Goal]) -> tuple[list[Goal], list[tuple[int, float]]] | None:

@@ -42,6 +42,7 @@ from bioik.solvers.core.restarts import restart
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import Family, compiled
+from bioik.solvers.core.free_tries import free_tries
 from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
@@ -206,7 +207,14 @@ def lm_pose_batch(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base
     return batch_queries(ibuf, fbuf, rows, tols, Q, io, out, first, last, timeout, base, lm_pose_search, ())
 
 
+@njit(**JIT)
+def lm_pose_free(ibuf, fbuf, row, q, io, state, proof, full_ibuf, full_fbuf, report):
+    """`lm_pose_search`'s free tries among obstacles (`bioik.solvers.core.free_tries`)."""
+    return free_tries(ibuf, fbuf, row, q, io, state, proof, full_ibuf, full_fbuf, report, lm_pose_search, ())
+
+
 FAMILIES = (
     Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search, single_pose_batch=lm_pose_batch,
+           single_pose_free=lm_pose_free,
            description="Levenberg–Marquardt with random restarts (compiled)"),
 )
