@@ -161,3 +161,23 @@ def test_a_solve_calls_coal_only_where_the_proof_cannot_decide(monkeypatch):
     made = len(calls)
     assert all(checker.is_free(r.q) for r in results if r.success)
     assert made <= len(targets) // 2  # without the proof, every success is one call at least
+
+
+def test_a_configuration_coal_calls_touching_is_left_to_coal():
+    """elise_ur10's wrist a fraction of a micrometre above a cylinder's top in TableObjects:
+    coal counts that as contact (its GJK tolerance), so the proof must not clear it — it
+    once did, and a solve reported success for an answer the benchmark's coal check
+    rejected."""
+    from bioik import scenes
+
+    robot = bioik.load_robot(scenes.ROBOT)
+    scene = scenes.load("TableObjects").scene
+    q = np.array([3.055594985828436, 4.528538914820137, -2.0504381353323025, 3.4269183849754814, -2.281762108144361,
+                  -2.303486477221027, 2.7169791973451773, 1.4052512833504707, 0.9260397014082901])
+    checker = CollisionChecker(robot, scene)
+    assert not checker.is_free_of_scene(q)
+    gap = min(c.distance for c in checker.closest(q, k=3) if c.kind == "scene")
+    assert gap == 0.0  # in contact, by coal
+    proof = CoverProof(robot, proof_cover(robot), scene, 0.0, (), checker.acm)
+    assert proof.unproven(q) & SCENE
+    assert not proof_first(proof, checker)(q)

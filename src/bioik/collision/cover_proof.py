@@ -4,7 +4,8 @@
 The cover is conservative (`bioik.collision.spheres`: every point of a link's geometry
 lies in one of its spheres), so where every sphere keeps `margin` from every obstacle it
 may not touch, and every sphere pair of a link pair the exact check tests keeps `margin`
-apart, the geometry does too: the answer is clear without coal. No slack is granted to
+apart, the geometry does too: the answer is clear without coal. (Every sphere keeps
+PROOF_CLEARANCE more: coal counts shapes within its own tolerance as touching.) No slack is granted to
 self pairs here (`bioik.collision.sphere_pairs`' slack is what makes the collision cost
 not conservative), and pairs the allowed-collision matrix samples as "never" colliding
 are tested too, as the exact check tests them.
@@ -44,6 +45,12 @@ PROOF_TOLERANCE = 0.003
 PROOF_SPHERES = 40
 #: How far below a mesh obstacle's grid (× its spacing h) the proof takes its distance.
 GRID_LOWERING = 2.0
+#: What the proof demands beyond the margin (m). coal calls two shapes in contact within
+#: its GJK tolerance (1e-6 m by default): an answer whose cover kept 0.4 µm from a
+#: cylinder's top, the geometry touching it there, was cleared by the proof and found
+#: colliding by coal (elise_ur10 in TableObjects, one answer of several thousand). A gap
+#: this small goes to coal instead.
+PROOF_CLEARANCE = 1e-5
 #: `CoverProof.unproven`'s bits: the scene, the robot's own link pairs.
 SCENE, SELF = 1, 2
 
@@ -133,6 +140,7 @@ class CoverProof:
     def __init__(self, robot: Robot, cover: SphereModel, scene: Any = None, margin: float = 0.0, allowed: Any = (),
                  acm: AllowedCollisions | None = None):
         self.robot, self.scene, self.margin = robot, scene, float(margin)
+        self._clearance = self.margin + PROOF_CLEARANCE  # what every sphere must keep
         links = list(cover.links)
         program = robot.program_for(links)
         self._fk = (program.seg_i, program.seg_f, program.out_seg, program.out_tf)
@@ -188,14 +196,14 @@ class CoverProof:
             obstacles, SELF when the robot's own link pairs are left to the exact check.
         """
         return unproven_at(*self._fk, q, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c,
-                           self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
+                           self._bound_r, self._groups, self._pairs, self._blob(), self._clearance, self._extra)
 
     def arguments(self) -> tuple:
         """`unproven_at`'s arguments but q (the FK program's four, then q's place left out),
         for a compiled caller (`bioik.solvers.core.free_tries`); the packed scene is this
         thread's, its obstacles where they are now."""
         return (*self._fk, self._link_of, self._centres, self._radii, self._masks, self._moving, self._bound_c, self._bound_r,
-                self._groups, self._pairs, self._blob(), self.margin, self._extra)
+                self._groups, self._pairs, self._blob(), self._clearance, self._extra)
 
     def unproven_rows(self, Q: np.ndarray, ok: np.ndarray, bits: np.ndarray, first: int, last: int) -> None:
         """`unproven` of many configurations in one compiled call, the GIL released.
@@ -208,7 +216,7 @@ class CoverProof:
             last: one past the last row.
         """
         _unproven_rows(*self._fk, Q, ok, bits, first, last, self._link_of, self._centres, self._radii, self._masks, self._moving,
-                       self._bound_c, self._bound_r, self._groups, self._pairs, self._blob(), self.margin, self._extra)
+                       self._bound_c, self._bound_r, self._groups, self._pairs, self._blob(), self._clearance, self._extra)
 
 
 def proof_cover(robot: Robot) -> SphereModel:

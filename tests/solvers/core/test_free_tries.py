@@ -3,6 +3,8 @@ as the Python loop they replace, answer for answer; a proven answer's report is 
 acceptance test's own; an answer the cover cannot prove goes to coal; a user's callback
 that rejects makes the tries go on."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -41,8 +43,11 @@ def solve_all(**kw) -> list[bioik.Result]:
 
 def test_the_compiled_tries_give_the_python_tries_answers(monkeypatch):
     """With time to spare (the tries end by their count and iteration cap, not the clock),
-    both run the same tries from the same seeds: bit-identical answers and counts."""
+    both run the same tries from the same seeds: bit-identical answers and counts. (The
+    search with the collision costs after failed tries is timed, so it is left out.)"""
     monkeypatch.setattr(one_call, "FREE_FIRST_TIME", 60.0)
+    failed = bioik.Result(np.zeros(ROBOT.dof), False, np.inf, np.zeros((2, 2)), 0.0)
+    monkeypatch.setattr(bioik.Solver, "_search", lambda self, *a, **k: copy.deepcopy(failed))
     taken = []
     compiled_path = one_call.OneCallPath._free_first_compiled
     monkeypatch.setattr(one_call.OneCallPath, "_free_first_compiled", lambda *a: taken.append(1) or compiled_path(*a))
@@ -51,7 +56,7 @@ def test_the_compiled_tries_give_the_python_tries_answers(monkeypatch):
     monkeypatch.setattr(one_call.OneCallPath, "_compiled_tries", lambda self, problem, callback: None)
     python = solve_all(timeout=60.0)
     assert len(taken) == len(TARGETS)
-    assert sum(r.success for r in compiled) >= len(TARGETS) - 1
+    assert sum(r.success for r in compiled) >= len(TARGETS) - 2  # the tries alone answer most of an open cell
     for a, b in zip(compiled, python):
         assert a.q.tobytes() == b.q.tobytes()
         assert (a.success, a.iterations, a.restarts, a.callback_calls, a.seed_clipped) == (
