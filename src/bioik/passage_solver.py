@@ -100,6 +100,7 @@ class PassageSolver:
         self.collision = CollisionAvoidanceGoal(scene, spheres=sphere_model(robot) if spheres is None else spheres)
         #: The passages decoupling went through, the latest first (`PassageFinder.find(known=)`).
         self._known: list[Passage] = []
+        self._finder_ready = False  # `finder.warm_up` has run (`solve` runs it once, before its clock)
         self._lock = threading.Lock()
 
     def warm_up(self, T: np.ndarray) -> None:
@@ -111,6 +112,7 @@ class PassageSolver:
         """
         T = np.asarray(T, dtype=float)
         self.finder.warm_up()
+        self._finder_ready = True
         self.finder.find(*_ray(T))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=(T[:3, 3] - 0.1 * T[:3, 2], T[:3, 2], 0.05))
         self.decoupler.solve(T, timeout=5.0, random_seed=0, max_attempts=3, opening=OPEN)
@@ -136,6 +138,9 @@ class PassageSolver:
             (the passage search included).
         """
         start = time.perf_counter()
+        if not self._finder_ready:  # the ray tests compiled (or loaded) before the clock starts, not in `find`
+            self.finder.warm_up()
+            self._finder_ready = True
         deadline = time.monotonic() + check_timeout(timeout)
         T = np.asarray(T, dtype=float)
         if T.shape != (4, 4) or not np.isfinite(T).all():
