@@ -66,6 +66,18 @@ _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
 _IO_IN = _IO_OUT = struct.Struct("8d")
 
 
+def goal_io(g: Goal, position_tolerance: float, rotation_tolerance: float) -> tuple[float, float, float]:
+    """(weight flag, position tolerance, rotation tolerance) of a pose-type goal as the
+    one-call kernels read them (io's WEIGHT … ROTATION_TOL, a batch's `tols` row): 1 if its
+    weight is positive, and its own tolerances, else the solve's."""
+    if type(g) is PoseGoal:
+        pt, rt = g.position_tolerance, g.rotation_tolerance
+    else:
+        pt = rt = g.tolerance
+    return (1.0 if g.weight > 0.0 else 0.0, position_tolerance if pt is None else pt,
+            rotation_tolerance if rt is None else rt)
+
+
 class OneCallPath:
     """`Solver`'s one-call path (a mixin: `Solver` holds the attributes named here)."""
 
@@ -89,13 +101,9 @@ class OneCallPath:
         robot = self.robot
         g = goals[0]
         row = g.params(robot)  # first: it validates fields reassigned since the goal was built
-        if type(g) is PoseGoal:
-            pt, rt = g.position_tolerance, g.rotation_tolerance
-        else:
-            pt = rt = g.tolerance
         w = g.weight  # one goal: the solver sees weight 1 (`Problem.update`), the cost is in the goal's units
-        _IO_IN.pack_into(ws.io_bytes, 0, deadline, budget, base, self._mode, seed is None, 1.0 if w > 0.0 else 0.0,
-                         position_tolerance if pt is None else pt, rotation_tolerance if rt is None else rt)
+        _IO_IN.pack_into(ws.io_bytes, 0, deadline, budget, base, self._mode, seed is None,
+                         *goal_io(g, position_tolerance, rotation_tolerance))
         if seed is None:
             q = np.empty(robot.dof)
             problem.vdata[:, REFERENCE] = robot._center if reference is None else reference
@@ -210,14 +218,9 @@ class OneCallPath:
         robot, free = self.robot, polish.problem
         g = polish.goals[0]
         row = g.params(robot)
-        if type(g) is PoseGoal:
-            pt, rt = g.position_tolerance, g.rotation_tolerance
-        else:
-            pt = rt = g.tolerance
         io = ws.io
-        io[MODE], io[WEIGHT] = self._mode, 1.0 if g.weight > 0.0 else 0.0
-        io[POSITION_TOL] = position_tolerance if pt is None else pt
-        io[ROTATION_TOL] = rotation_tolerance if rt is None else rt
+        io[MODE] = self._mode
+        io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL] = goal_io(g, position_tolerance, rotation_tolerance)
         if seed is None:
             q = np.empty(robot.dof)
             free.vdata[:, REFERENCE] = robot._center
@@ -336,17 +339,10 @@ class OneCallPath:
         """(goal rows (N, width), weights (N,), weight flags and tolerances (N, 3)) of a batch of
         single pose-type goals, as `_solve_single_pose` passes them; None if the queries
         are not all of the first one's structure."""
-        def tolerances(h: Goal) -> tuple[float, float, float]:
-            if type(h) is PoseGoal:
-                hp, hr = h.position_tolerance, h.rotation_tolerance
-            else:
-                hp = hr = h.tolerance
-            return 1.0 if h.weight > 0.0 else 0.0, pt if hp is None else hp, rt if hr is None else hr
-
         if isinstance(batch, GoalBatch):  # one goal, N targets: one weight and one row of tolerances
             g = batch.goals[0]
             rows = g.target_rows(self.robot, batch.targets[0])
-            return rows, np.full(len(rows), g.weight), np.tile(tolerances(g), (len(rows), 1))
+            return rows, np.full(len(rows), g.weight), np.tile(goal_io(g, pt, rt), (len(rows), 1))
         g = batch[0][0]
         goals = [q[0] for q in batch]
         key = (type(g), g.link, g.secondary)
@@ -357,7 +353,7 @@ class OneCallPath:
             if (type(h), h.link, h.secondary) != key:
                 return None
         rows = np.array([h.params(self.robot) for h in goals])
-        return rows, np.array([h.weight for h in goals]), np.array([tolerances(h) for h in goals]).reshape(-1, TOL_COLUMNS)
+        return rows, np.array([h.weight for h in goals]), np.array([goal_io(h, pt, rt) for h in goals]).reshape(-1, TOL_COLUMNS)
 
     def _batch_single_pose(self, template, rows, weights, tols, Q, timeout, budget, base, threads) -> BatchResult:
         """Single pose-type goals in compiled chunks: one workspace per thread, its io set up
