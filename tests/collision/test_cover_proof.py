@@ -77,6 +77,20 @@ def test_most_clear_configurations_of_ur5_are_proved_without_coal():
     assert np.count_nonzero(bits[exact] == 0) >= 0.5 * np.count_nonzero(exact)
 
 
+def test_unproven_rows_gives_unproven_of_each_row_asked():
+    robot = bioik.load_robot("ur5")
+    rng = np.random.default_rng(8)
+    scene = clutter(robot, rng)
+    proof = CoverProof(robot, proof_cover(robot), scene, 0.0, (), bioik.CollisionChecker(robot, scene).acm)
+    Q = robot.random_configuration(rng, 60)
+    ok = rng.random(60) < 0.7
+    bits = np.full(60, 99, dtype=np.int64)
+    proof.unproven_rows(Q, ok, bits, 5, 55)
+    expected = np.array([proof.unproven(q) if ok[i] else -1 for i, q in enumerate(Q)])
+    assert np.array_equal(bits[5:55], expected[5:55]) and np.all(bits[:5] == 99) and np.all(bits[55:] == 99)
+    assert 0 in bits[5:55] and np.any(bits[5:55] > 0)  # some rows proved clear, some not: a real test
+
+
 def test_margin_and_allowed_contacts_are_the_exact_checks():
     robot = bioik.load_robot("ur5")
     scene = bioik.Scene()

@@ -9,6 +9,8 @@ import bioik
 from bioik import (BatchResult, CenterJointsGoal, CollisionAvoidanceGoal, GoalBatch, OrientationGoal, PoseGoal,
                    PositionGoal)
 from bioik.collision import CoverProof
+from bioik.collision.cover_proof import proof_cover
+from bioik.solvers import one_call
 from bioik.solvers.core.params import ParameterError
 
 ROBOT = bioik.load_robot("ur5")
@@ -172,19 +174,49 @@ def test_a_timed_scene_batch_tries_free_in_compiled_chunks_and_answers_clear(mon
         assert np.allclose(one.goal_errors, res.goal_errors[i], atol=1e-12)
 
 
-def test_a_scene_batch_solves_what_the_proof_leaves_open_in_place(monkeypatch):
-    """Answers the proof cannot clear go on as whole solves inside their chunk; each result
-    lands at its own query's index, whatever thread solved it."""
+def test_a_timed_scene_batch_gives_the_single_solves_proven_answers(monkeypatch):
+    """With the clock out of the free tries' way, a query whose single solve (random seed
+    `random_seed + i`) ends on a free answer the cover proves clear gets that answer from
+    the batch, bit for bit: the same tries, seeds, proof and acceptance test, in one
+    compiled call per chunk."""
+    monkeypatch.setattr(one_call, "FREE_FIRST_TIME", 60.0)
+    scene, checker = post_scene()
+    proof = CoverProof(ROBOT, proof_cover(ROBOT), scene, 0.0, (), checker.acm)
+    targets = np.array([T for T in POSES if T[2, 3] > 0.1])
+    n = len(targets)
+    batch = GoalBatch([PoseGoal(TIP, targets[0])], targets)
+    for seeds in (SEEDS[:n], None):
+        res = bioik.solve_batch(ROBOT, batch, seeds, scene=scene, threads=2, timeout=1.0, random_seed=7)
+        assert res.success.all()
+        same = 0
+        for i in range(n):
+            r = bioik.solve(ROBOT, [PoseGoal(TIP, targets[i])], None if seeds is None else seeds[i], scene=scene,
+                            timeout=1.0, random_seed=7 + i)
+            if r.iterations > one_call.FREE_FIRST_ITERATIONS or proof.unproven(r.q) != 0:
+                continue  # the collision-cost search's answer (timed), or one coal cleared
+            same += 1
+            assert res.q[i].tobytes() == r.q.tobytes(), i
+            assert (res.iterations[i], res.restarts[i], res.callback_calls[i], res.seed_clipped[i]) == (
+                r.iterations, r.restarts, r.callback_calls, r.seed_clipped), i
+            assert res.goal_errors[i].tobytes() == r.goal_errors.tobytes() and res.cost[i] == r.cost, i
+        assert same >= n // 2
+
+
+def test_a_scene_batch_solves_the_queries_with_no_proven_answer_in_place(monkeypatch):
+    """Queries whose free answers the proof cannot clear go on as whole solves inside their
+    chunk, and each result lands at its own query's index, whatever thread solved it. Here
+    the proof sees a phantom wall at x > 0.2 m that coal does not: answers reaching past it
+    are left to whole solves."""
     scene, checker = post_scene()
     targets = np.array([T for T in POSES if T[2, 3] > 0.1])
     n = len(targets)
-    unproven_rows = CoverProof.unproven_rows
-
-    def half_unproven(self, Q, ok, bits, first, last):  # answers with a positive first joint stay open
-        unproven_rows(self, Q, ok, bits, first, last)
-        bits[first:last][(Q[first:last, 0] > 0.0) & (bits[first:last] == 0)] = 1
-
-    monkeypatch.setattr(CoverProof, "unproven_rows", half_unproven)
+    phantom = post_scene()[0]
+    wall = np.eye(4)
+    wall[0, 3] = 1.2
+    phantom.add_box("wall", (2.0, 3.0, 3.0), wall)
+    seen = CoverProof(ROBOT, proof_cover(ROBOT), phantom, 0.0, (), checker.acm)
+    arguments = CoverProof.arguments
+    monkeypatch.setattr(CoverProof, "arguments", lambda self: arguments(seen))
     solves = []
     solve = bioik.Solver.solve
     monkeypatch.setattr(bioik.Solver, "solve", lambda self, *a, **k: solves.append(a[0][0].pose) or solve(self, *a, **k))
@@ -196,8 +228,9 @@ def test_a_scene_batch_solves_what_the_proof_leaves_open_in_place(monkeypatch):
     assert np.allclose(reached[:, :3, 3], targets[:, :3, 3], atol=1e-4)  # each answer reaches its own target
     assert np.all(res.goal_errors[:, 0, 0] <= 1e-5)
     whole = np.array([any(np.array_equal(t, T) for t in solves) for T in targets])
-    assert np.all(res.q[~whole, 0] <= 0.0)  # a proven answer kept: a first joint ≤ 0
-    assert np.all(res.callback_calls[whole] >= 1)
+    assert all(seen.unproven(q) == 0 for q in res.q[~whole])  # a batch answer: clear of the wall too
+    assert any(seen.unproven(q) != 0 for q in res.q[whole])  # a whole solve's: past it
+    assert np.all(res.callback_calls >= 1)
 
 
 def test_timeout_is_per_query():

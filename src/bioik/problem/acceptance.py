@@ -40,13 +40,3 @@ def evaluate(ibuf, fbuf, q, mode, report):
     report[2] = secondary
     return ok
 
-
-@njit(**JIT)
-def evaluate_rows(ibuf, fbuf, rows, Q, index, mode, reports):
-    """`evaluate` at Q[k] with goal 0's parameter row set to rows[k], for each k in index:
-    reports[k] is that query's report. A batch's acceptance tests in one call."""
-    gf = unpack(ibuf, fbuf).gf
-    width = rows.shape[1]
-    for k in index:
-        gf[0, :width] = rows[k]
-        evaluate(ibuf, fbuf, Q[k], mode, reports[k])

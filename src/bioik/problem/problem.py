@@ -19,7 +19,7 @@ from bioik.goals.joints import REFERENCE, joint_data
 from bioik.goals.registry import residual_size
 from bioik.kinematics.fk import fk_frames
 from bioik.kinematics.robot import Robot
-from bioik.problem.acceptance import evaluate, evaluate_rows
+from bioik.problem.acceptance import evaluate
 from bioik.problem.layout import RUN_SLOTS, STATS_SLOTS, sizes, views
 
 
@@ -219,18 +219,10 @@ class Problem:
         unscale = 1.0 / self.weight_scale**2
         return bool(report[0] == 1.0), report[3 : 3 + 2 * G].reshape(G, 2).copy(), float(report[1]) * unscale, float(report[2]) * unscale
 
-    def accept_rows(self, rows: np.ndarray, Q: np.ndarray, index: np.ndarray, mode: int, reports: np.ndarray) -> None:
-        """`accept` of queries that differ in goal 0's parameter row alone, in one compiled
-        call (the GIL released): for each k in index, the report of Q[k] with goal 0's row
-        set to rows[k] goes to reports[k] (a (N, 3 + 3G) array; `report_arrays` reads it).
-        Goals that call Python are refused (their costs come from `accept` alone)."""
-        if self.python_goals or self.function_goals:
-            raise ValueError("accept_rows: goals that call Python (FunctionGoal, python goals) need accept, one query at a time")
-        evaluate_rows(self.ibuf, self.fbuf, rows, Q, index, mode, reports)
-
     def report_arrays(self, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(accepted (N,), errors (N, G, 2), primary cost (N,), secondary cost (N,)) of
-        `accept_rows`' reports, as `accept` gives them one query at a time."""
+        reports (N, 3 + 3G) that compiled callers had `evaluate` write (a batch's, one row a
+        query), as `accept` gives them one query at a time."""
         G = len(self.goals)
         unscale = 1.0 / self.weight_scale**2
         return (reports[:, 0] == 1.0, reports[:, 3 : 3 + 2 * G].reshape(-1, G, 2).copy(), reports[:, 1] * unscale,

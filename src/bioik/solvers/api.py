@@ -452,8 +452,8 @@ def solve_batch(
     `max_iterations` the answers are bit-identical to `solve(..., random_seed=s + i,
     max_iterations=...)` whatever the thread count. Queries of one pose, position or
     orientation goal without callback run as compiled chunks with the GIL released; with
-    a scene (and no `max_iterations`), their first free try and the sphere cover's proof
-    that the answer is clear run so, and only the queries the proof cannot clear go on as
+    a scene (and no `max_iterations`), their free tries and the sphere cover's proof that
+    an answer is clear run so, and only the queries with no proven answer go on as
     `solve` calls. The others (several goals, a callback — called from the worker threads
     —, collision goals, a scene with an iteration budget) run as `solve` calls on the
     threads, releasing the GIL only inside their compiled searches. The other arguments

@@ -24,7 +24,6 @@ from bioik.goals.joints import REFERENCE
 from bioik.goals.pose import PoseGoal
 from bioik.kinematics.robot import Robot
 from bioik.problem import Problem
-from bioik.problem.acceptance import evaluate_rows
 from bioik.solvers.batch import BatchResult, GoalBatch, run_chunks
 from bioik.solvers.core.batch import (ACCEPTED, CLIPPED, COST, DP, DR, ITS, OUT_COLUMNS, RESTARTS, SEED_MODULUS, TIME,
                                       TOL_COLUMNS)
@@ -49,14 +48,9 @@ from bioik.solvers.workspace import Workspace
 FREE_FIRST_ITERATIONS = 256
 FREE_FIRST_TIME = 0.00025
 FREE_TRIES = 16
-#: `solve_batch`'s free tries come in rounds, each one compiled call on a chunk's open
-#: queries (`_batch_scene`): 8 rounds of 32 iterations left ~20 of 1000 ur5 table-cell
-#: queries to whole solves, 4 of 64 ~60 (31,000 against 27,000 queries/s on one thread).
-FREE_ROUNDS = 8
 #: A scene batch on several threads comes in SCENE_CHUNKS chunks per thread (on one, in
-#: one chunk): each chunk costs up to
-#: FREE_ROUNDS rounds of Python (~30 µs each), and the last ones keep both threads busy
-#: (2, 4, 8 and 16 measured alike on the ur5 table cell within the noise; 16 the slowest).
+#: one chunk): the whole solves of a chunk's open queries run in Python, and smaller
+#: chunks let the other threads' compiled chunks overlap them.
 SCENE_CHUNKS = 4
 
 _F64 = np.dtype(np.float64)  # the native float64 dtype (a singleton)
@@ -255,20 +249,19 @@ class OneCallPath:
 
     def _batch_scene(self, template, batch, scene, pt, rt, Q, timeout, base, threads) -> BatchResult | None:
         """Timed queries of one pose-type goal among obstacles (`solve_batch(..., scene=)`),
-        each chunk of queries taken whole by one thread (`_SceneChunks.run`): free tries
-        (`_free_first`) in up to FREE_ROUNDS rounds of one compiled call — the seed's first
-        (or a random start), then random starts for the queries still open, at most
-        FREE_FIRST_ITERATIONS // FREE_ROUNDS iterations and FREE_FIRST_TIME / FREE_ROUNDS s
-        a query each —, every answer checked by the cover's proof in one compiled call; the
-        queries it cannot clear as `solve` calls, and the proven answers' acceptance tests
-        (`Problem.accept_rows`) in one more compiled call. No thread waits for another until
-        the last chunk: a whole solve in one thread overlaps compiled chunks in the others.
-        None if the batch is not of that kind (goals of other weights or tolerances per
-        query, a cover that cannot prove)."""
+        each chunk of queries taken whole by one thread (`_SceneChunks.run`): one compiled
+        call runs every query's free tries as a single solve with `random_seed + i` runs
+        them (`free_tries_rows`), the cover's proof of each answer and a proven answer's
+        acceptance test; the queries with no proven answer go on as `solve` calls (where
+        coal decides what the proof leaves open). No thread waits for another until the last
+        chunk: a whole solve in one thread overlaps compiled chunks in the others. None if
+        the batch is not of that kind (goals of other weights or tolerances per query, a
+        cover that cannot prove, a solver without compiled free tries)."""
+        kernel = self.family.single_pose_free_rows
         goals, _ = self._collision_free(template, scene, None)  # the template and the scene's collision goal
         checked = [g for g in goals if type(g) is CollisionAvoidanceGoal and not g.is_secondary]
         pose_rows = self._pose_rows(batch, pt, rt)
-        if len(goals) != 2 or len(checked) != 1 or pose_rows is None:
+        if kernel is None or len(goals) != 2 or len(checked) != 1 or pose_rows is None:
             return None
         rows, weights, tols = pose_rows
         if not (np.all(weights == weights[0]) and np.all(tols == tols[0])):
@@ -278,13 +271,14 @@ class OneCallPath:
         if proof is None:
             return None
         n = len(rows)
-        out = BatchResult(q=np.empty((n, self.robot.dof)), success=np.zeros(n, dtype=bool), cost=np.zeros(n),
-                          goal_errors=np.zeros((n, len(goals), 2)), time=np.zeros(n), iterations=np.zeros(n, dtype=np.int64),
-                          restarts=np.zeros(n, dtype=np.int64), callback_calls=np.zeros(n, dtype=np.int64),
-                          seed_clipped=np.zeros(n, dtype=bool), solver=self.family.name)
+        out = BatchResult(q=np.empty((n, self.robot.dof)) if Q is None else Q.copy(), success=np.zeros(n, dtype=bool),
+                          cost=np.zeros(n), goal_errors=np.zeros((n, len(goals), 2)), time=np.zeros(n),
+                          iterations=np.zeros(n, dtype=np.int64), restarts=np.zeros(n, dtype=np.int64),
+                          callback_calls=np.zeros(n, dtype=np.int64), seed_clipped=np.zeros(n, dtype=bool),
+                          solver=self.family.name)
         query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
-        chunks = _SceneChunks(self.robot, self.family, proof, rows, tols, Q, min(timeout, FREE_FIRST_TIME / FREE_ROUNDS), base,
-                              out, np.zeros((n, 3 + 3 * len(goals))), [None] * n,
+        chunks = _SceneChunks(self.robot, kernel, proof, rows, tols, Q is not None, min(timeout, FREE_FIRST_TIME), base, out,
+                              np.zeros((n, tries.STATE)), np.zeros((n, 3 + 3 * len(goals))), [None] * n,
                               lambda i: self.solve(query(i), None if Q is None else Q[i], timeout=timeout,
                                                    random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt,
                                                    rotation_tolerance=rt, scene=scene))
@@ -296,11 +290,13 @@ class OneCallPath:
                 taken += [free_ws, accept_ws]
                 free, accept = free_ws.problem(template), accept_ws.problem(goals)
                 accept.update(goals, None, pt, rt)
-                free_ws.io[BUDGET], free_ws.io[MODE] = FREE_FIRST_ITERATIONS // FREE_ROUNDS, self._mode
-                if not (self.family.single_pose_batch.signatures and evaluate_rows.signatures):
+                free_ws.io[MODE] = self._mode
+                if Q is None:
+                    free.vdata[:, REFERENCE] = self.robot._center  # random starts wrap their turns near the centre
+                if not kernel.signatures:
                     # compiled (or loaded) once, before any query's clock starts
                     with self._prepare_lock, compile_notice(f"the {self.family.name} batch kernels"), \
-                            process_lock(f"prepare-{self.family.name}"), process_lock("prepare-accept-rows"):
+                            process_lock(f"prepare-{self.family.name}-free"):
                         chunks.run(0, 0, free, free_ws.io, accept)
                 workers.append(functools.partial(chunks.run, free=free, io=free_ws.io, accept=accept))
             run_chunks(n, workers, n if threads == 1 else max(1, n // (SCENE_CHUNKS * threads)))
@@ -406,61 +402,44 @@ class _SceneChunks:
     the batch's result once every chunk is done (`result`)."""
 
     robot: Robot
-    family: Family
+    kernel: Any  # the family's `single_pose_free_rows`
     proof: CoverProof  # the scene's
     rows: np.ndarray  # the pose goals' rows
     tols: np.ndarray  # their weight flags and tolerances
-    seeds: np.ndarray | None  # the queries' seeds (None: random starts)
-    timeout: float  # each free try's
+    seeded: bool  # out.q holds the queries' seeds (else: random starts)
+    timeout: float  # each query's free tries'
     base: int  # the batch's random seed
-    out: BatchResult  # the proven answers' fields (success: proven)
-    reports: np.ndarray  # the proven answers' acceptance reports (`Problem.accept_rows`)
+    out: BatchResult  # the proven answers (success: proven)
+    states: np.ndarray  # each query's free-tries state (`free_tries_rows`)
+    reports: np.ndarray  # the proven answers' acceptance reports (`Problem.report_arrays` reads them)
     results: list[Result | None]  # the whole solves' results
     whole: Callable[[int], Result]  # the whole solve of query i
 
     def run(self, first: int, last: int, free: Problem, io: np.ndarray, accept: Problem) -> None:
-        """Queries first … last − 1: free tries, the proof, whole solves of the unproven, the
-        proven answers' acceptance tests."""
-        out, dof = self.out, self.robot.dof
-        index = np.arange(first, last)
-        for k in range(FREE_ROUNDS):
-            m = len(index)
-            seeded = k == 0 and self.seeds is not None
-            Q = self.seeds[index] if seeded else np.empty((m, dof))
-            found = np.zeros((m, OUT_COLUMNS))
-            io[RANDOM_START] = not seeded
-            if not seeded:
-                free.vdata[:, REFERENCE] = self.robot._center  # a seeded query leaves its own seed there
-            # round k's seeds: base + 7919·k + the query's place in the chunk's open ones (from `first`)
-            stoppable(self.family.single_pose_batch, time.monotonic() + m * self.timeout, free.ibuf, free.fbuf, self.rows[index],
-                      self.tols[index], Q, io, found, 0, m, self.timeout, (self.base + 7919 * k + first) % SEED_MODULUS,
-                      *self.family.single_pose_extra)
-            bits = np.full(m, -1, dtype=np.int64)
-            self.proof.unproven_rows(Q, found[:, ACCEPTED] == 1.0, bits, 0, m)
-            out.iterations[index] += found[:, ITS].astype(np.int64)
-            out.time[index] += found[:, TIME]
-            out.restarts[index] += found[:, RESTARTS].astype(np.int64) + (k > 0)
-            if k == 0:
-                out.seed_clipped[index] = found[:, CLIPPED] == 1.0
-            done = bits == 0
-            out.q[index[done]] = Q[done]
-            out.success[index[done]] = True
-            out.callback_calls[index[done]] = 1
-            index = index[~done]
-            if not len(index):
-                break
-        for i in index:
-            self.results[i] = self.whole(i)
-        proven = first + np.flatnonzero(out.success[first:last])
-        accept.accept_rows(self.rows, out.q, proven, int(io[MODE]), self.reports)
+        """Queries first … last − 1: their free tries, proofs and proven answers'
+        acceptance tests in one compiled call, then whole solves of the rest."""
+        out, states = self.out, self.states
+        stoppable(self.kernel, time.monotonic() + (last - first) * self.timeout, free.ibuf, free.fbuf, self.rows, self.tols,
+                  out.q, self.seeded, io, states, self.proof.arguments(), accept.ibuf, accept.fbuf, self.reports, first,
+                  last, self.timeout, FREE_FIRST_ITERATIONS, FREE_TRIES, self.base)
+        out.success[first:last] = states[first:last, tries.FOUND] == tries.PROVEN
+        for i in range(first, last):
+            if not out.success[i]:
+                self.results[i] = self.whole(i)
 
     def result(self, accept: Problem) -> BatchResult:
-        """The batch's result: the proven answers' goal errors and costs from their reports
-        (`accept`: any of the chunks' acceptance problems), the whole solves' results."""
-        out = self.out
+        """The batch's result: the proven answers' counters from their states, goal errors
+        and costs from their reports (`accept`: any of the chunks' acceptance problems), the
+        whole solves' results."""
+        out, states = self.out, self.states
         proven = out.success.copy()
         _, errors, pc, sc = accept.report_arrays(self.reports)
         out.goal_errors[proven], out.cost[proven] = errors[proven], (pc + sc)[proven]
+        out.iterations[:] = states[:, tries.ITS]
+        out.restarts[:] = states[:, tries.N_RESTARTS]
+        out.seed_clipped[:] = states[:, tries.CLIP] == 1.0
+        out.time[:] = states[:, tries.TIME]
+        out.callback_calls[:] = states[:, tries.CALLS]
         open_ = np.flatnonzero(~proven)
         if len(open_):  # the whole solves' results, field by field
             whole = BatchResult.of([self.results[i] for i in open_])

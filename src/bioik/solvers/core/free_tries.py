@@ -8,6 +8,7 @@ UNPROVEN (the cover left SCENE or SELF to the exact check, `state[BITS]`), or NO
 tries, their iteration cap or their time are spent. The caller asks coal and the user's
 callback about an answer, and calls again to go on with the next try (`state[K]`): in the
 common case — the first proven answer, no callback — the whole query is this one call.
+`free_tries_rows` runs a batch's queries so, one call a chunk.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from bioik.kinematics.frames import JIT
 from bioik.problem.acceptance import evaluate
 from bioik.solvers.core.batch import SEED_MODULUS
 from bioik.solvers.core.clock import now
-from bioik.solvers.core.pose_query import (CLIPPED, DEADLINE, ITERATIONS, MODE, RANDOM_START, REPORT, RESTARTS, SEED,
-                                           BUDGET)
+from bioik.problem.layout import unpack
+from bioik.solvers.core.pose_query import (BUDGET, CLIPPED, DEADLINE, ITERATIONS, MODE, POSITION_TOL, RANDOM_START, REPORT,
+                                           RESTARTS, ROTATION_TOL, SEED, WEIGHT)
 
 #: The `state` array: in and out, the next try and the iterations and restarts so far;
 #: out, the first try's clip flag and an unproven answer's bits; in, the tries' random
-#: seed, end (monotonic s), iteration cap, count, and whether q holds a seed.
-K, ITS, N_RESTARTS, CLIP, BITS, BASE, END, CAP, TRIES, SEEDED = range(10)
-STATE = 10
+#: seed, end (monotonic s), iteration cap, count, and whether q holds a seed; out of
+#: `free_tries_rows` alone, what the query's tries found, its time (s) and the answers
+#: the proof was asked about.
+K, ITS, N_RESTARTS, CLIP, BITS, BASE, END, CAP, TRIES, SEEDED, FOUND, TIME, CALLS = range(13)
+STATE = 13
 #: What a call found.
 NOT_FINITE, NONE, PROVEN, UNPROVEN = -1, 0, 1, 2
 #: Random seed of try k: base + SEED_STEP·k (as the Python tries draw them).
@@ -73,3 +77,37 @@ def free_tries(ibuf, fbuf, row, q, io, state, proof, full_ibuf, full_fbuf, repor
             break
     state[K], state[ITS], state[N_RESTARTS] = k, its, restarts
     return found
+
+
+@njit(inline="always", **JIT)
+def free_tries_rows(ibuf, fbuf, rows, tols, Q, seeded, io, states, proof, full_ibuf, full_fbuf, reports, first, last,
+                    timeout, cap, tries, base, kernel, extra):
+    """Queries first … last − 1 of a batch, each its free tries as `free_tries` runs them:
+    query i's goal row rows[i] (weight flag and tolerances tols[i]), seed Q[i] if `seeded`,
+    random seed (base + i) mod 2³¹, at most `tries` tries in `cap` iterations and `timeout`
+    s from its start, as a single solve with `random_seed + i` tries them. An answer the
+    proof leaves open goes the way a colliding one goes (in a single solve coal decides
+    it, and most collide): the next try; a query with no proven answer is the caller's
+    to solve whole. The full problem's goal 0 takes rows[i] too. Q[i] ← the answer,
+    states[i] ← its state with FOUND (PROVEN or NONE), TIME (s) and CALLS; reports[i] ←
+    a proven answer's acceptance report. Returns the index after the last query run:
+    less than `last` only if the clock says stop (Ctrl-C in the main thread)."""
+    gf = unpack(full_ibuf, full_fbuf).gf
+    width = rows.shape[1]
+    for i in range(first, last):
+        t0 = now()
+        if not t0 < np.inf:
+            return i
+        state = states[i]
+        state[:] = 0.0
+        state[BASE], state[END], state[CAP] = (base + i) % SEED_MODULUS, t0 + timeout, cap
+        state[TRIES], state[SEEDED] = tries, 1.0 if seeded else 0.0
+        io[WEIGHT], io[POSITION_TOL], io[ROTATION_TOL] = tols[i, 0], tols[i, 1], tols[i, 2]
+        for k in range(width):  # element loop: a slice assignment needs reference counting
+            gf[0, k] = rows[i, k]
+        found, calls = UNPROVEN, 0
+        while found == UNPROVEN:
+            found = free_tries(ibuf, fbuf, rows[i], Q[i], io, state, proof, full_ibuf, full_fbuf, reports[i], kernel, extra)
+            calls += found > NONE
+        state[FOUND], state[TIME], state[CALLS] = found, now() - t0, calls
+    return last

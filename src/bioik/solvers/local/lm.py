@@ -42,7 +42,7 @@ from bioik.solvers.core.restarts import restart
 from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import Family, compiled
-from bioik.solvers.core.free_tries import free_tries
+from bioik.solvers.core.free_tries import free_tries, free_tries_rows
 from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
@@ -213,8 +213,16 @@ def lm_pose_free(ibuf, fbuf, row, q, io, state, proof, full_ibuf, full_fbuf, rep
     return free_tries(ibuf, fbuf, row, q, io, state, proof, full_ibuf, full_fbuf, report, lm_pose_search, ())
 
 
+@njit(**JIT)
+def lm_pose_free_rows(ibuf, fbuf, rows, tols, Q, seeded, io, states, proof, full_ibuf, full_fbuf, reports, first, last,
+                      timeout, cap, tries, base):
+    """`lm_pose_free` over a chunk of a batch (`bioik.solvers.core.free_tries.free_tries_rows`)."""
+    return free_tries_rows(ibuf, fbuf, rows, tols, Q, seeded, io, states, proof, full_ibuf, full_fbuf, reports, first, last,
+                           timeout, cap, tries, base, lm_pose_search, ())
+
+
 FAMILIES = (
     Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search, single_pose_batch=lm_pose_batch,
-           single_pose_free=lm_pose_free,
+           single_pose_free=lm_pose_free, single_pose_free_rows=lm_pose_free_rows,
            description="Levenberg–Marquardt with random restarts (compiled)"),
 )
