@@ -277,7 +277,7 @@ class OneCallPath:
                           callback_calls=np.zeros(n, dtype=np.int64), seed_clipped=np.zeros(n, dtype=bool),
                           solver=self.family.name)
         query = batch.query if isinstance(batch, GoalBatch) else batch.__getitem__
-        chunks = _SceneChunks(self.robot, kernel, proof, rows, tols, Q is not None, min(timeout, FREE_FIRST_TIME), base, out,
+        chunks = _SceneChunks(kernel, proof, rows, tols, Q is not None, min(timeout, FREE_FIRST_TIME), base, out,
                               np.zeros((n, tries.STATE)), np.zeros((n, 3 + 3 * len(goals))), [None] * n,
                               lambda i: self.solve(query(i), None if Q is None else Q[i], timeout=timeout,
                                                    random_seed=(base + i) % SEED_MODULUS, position_tolerance=pt,
@@ -401,7 +401,6 @@ class _SceneChunks:
     thread, with that thread's free-space problem and io and its acceptance problem), and
     the batch's result once every chunk is done (`result`)."""
 
-    robot: Robot
     kernel: Any  # the family's `single_pose_free_rows`
     proof: CoverProof  # the scene's
     rows: np.ndarray  # the pose goals' rows
