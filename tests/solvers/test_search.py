@@ -1,6 +1,8 @@
 """The general search near obstacles: a slice's best answer is polished on the other goals
 and counts when the exact check finds it free (`bioik.solvers.search`)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -59,3 +61,45 @@ def test_the_polish_never_accepts_a_colliding_answer(ur5):
                           max_iterations=400, random_seed=0)
         assert not res.success or bioik.CollisionChecker(ur5, scene).is_free(res.q)
 
+
+
+def python_loop(solver: bioik.Solver) -> bioik.Solver:
+    """The same solver with the search among obstacles run from Python (`GeneralPath._search`'s loop)."""
+    solver.family = dataclasses.replace(solver.family, scene_search=None)
+    return solver
+
+
+def same(a, b) -> bool:
+    """Bit-identical results (all but the time)."""
+    return (np.array_equal(a.q, b.q) and a.success == b.success and a.iterations == b.iterations
+            and a.restarts == b.restarts and a.callback_calls == b.callback_calls and a.seed_clipped == b.seed_clipped
+            and np.array_equal(a.goal_errors, b.goal_errors) and a.cost == b.cost and a.primary_cost == b.primary_cost)
+
+
+def test_the_compiled_search_among_obstacles_is_the_python_loop_bit_for_bit(ur5, monkeypatch):
+    """With an iteration budget, the compiled sliced search (`bioik.solvers.core.scene_search`)
+    gives what `_search`'s Python loop gives, bit for bit: from witnesses 1 mm clear of a box
+    and 1 mm inside it (polished answers, answers the cover leaves to coal, failures), from
+    random starts, and with a user callback that rejects answers (the rejected answer, the
+    restarts after it, the callback's last word)."""
+    compiled, loop = bioik.Solver(ur5, "lm"), python_loop(bioik.Solver(ur5, "lm"))
+    calls = []
+    run = compiled._search_compiled
+    monkeypatch.setattr(compiled, "_search_compiled", lambda *a, **k: calls.append(1) or run(*a, **k))
+    outcomes = {"polished": 0, "failed": 0, "rejected": 0}
+
+    def user(q):  # rejects half of all answers, by the answer alone
+        return bool(np.sin(1e4 * q[0]) > 0.0)
+
+    pairs = near_targets(ur5, 6) + near_targets(ur5, 6, gap=-0.001)
+    for i, (q, scene) in enumerate(pairs):
+        goals = [bioik.PoseGoal(ur5.tips[0], ur5.link_pose(q, ur5.tips[0]))]
+        for seed, callback in ((q, None), (None, None), (q, user)):
+            kwargs = dict(seed=seed, scene=scene, max_iterations=300, random_seed=i, callback=callback)
+            a, b = compiled.solve(goals, **kwargs), loop.solve(goals, **kwargs)
+            assert same(a, b), (i, seed is None, callback is None, a, b)
+            outcomes["failed"] += not a.success
+            outcomes["rejected"] += callback is not None and a.callback_calls > 1
+            outcomes["polished"] += a.success and a.goal_errors[1, 0] > 0.0  # the covers still touch
+    assert len(calls) == 3 * len(pairs)
+    assert all(v > 0 for v in outcomes.values()), outcomes

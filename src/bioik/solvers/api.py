@@ -107,6 +107,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
         #: Idle workspaces; a solve takes one (or makes one) and gives it back.
         self._idle: list[Workspace] = []
         self._tries_loaded = False
+        self._scene_loaded = False
         #: Exact collision checkers by collision goal settings, and the goals `scene=` adds.
         self._exact = ExactChecks(robot)
         self._scene_goals: dict[int, CollisionAvoidanceGoal] = {}
@@ -188,6 +189,7 @@ class Solver(PreparedProblems, OneCallPath, GeneralPath, SceneGoals):
                 if not polish.problem.template.general_ready:
                     self._general_ready(polish.problem)
                 self._free_tries_ready(ws, problem, polish, callback)
+                self._scene_search_ready(problem, polish, callback)
             t0 = time.monotonic()
             if timeout is None:
                 timeout = self.timeout

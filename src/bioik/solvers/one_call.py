@@ -32,7 +32,7 @@ from bioik.solvers.core import free_tries as tries
 from bioik.solvers.core.pose_query import BUDGET, MODE, POSITION_TOL, RANDOM_START, ROTATION_TOL, WEIGHT
 from bioik.solvers.registry import Family
 from bioik.solvers.result import Result, verdict
-from bioik.solvers.scene_goals import CollisionFree
+from bioik.solvers.scene_goals import compiled_check
 from bioik.solvers.workspace import Workspace
 
 #: The free-space tries among obstacles (`_free_first`, timed solves only): at most
@@ -174,15 +174,9 @@ class OneCallPath:
         return res
 
     def _compiled_tries(self, problem: Problem, callback: Any) -> ProofFirst | None:
-        """The proof-first exact check the compiled free tries run with (`free_tries`): the
-        family has them, one collision goal is exact-checked and its cover proves, and no
-        goal calls Python. None: the tries run from Python."""
-        if self.family.single_pose_free is None or type(callback) is not CollisionFree or len(callback.checks) != 1:
-            return None
-        check = callback.checks[0]
-        if type(check) is not ProofFirst or problem.python_goals or problem.function_goals:
-            return None
-        return check
+        """The proof-first exact check the compiled free tries run with (`free_tries`,
+        `compiled_check`); None: the family has none, or the tries run from Python."""
+        return None if self.family.single_pose_free is None else compiled_check(problem, callback)
 
     def _free_tries_ready(self, ws: Workspace, problem: Problem, polish: Any, callback: Any) -> None:
         """Load (or compile, once per machine) the compiled free tries before a solve's

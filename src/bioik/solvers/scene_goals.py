@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from bioik.collision.guard import ExactChecks
+from bioik.collision.guard import ExactChecks, ProofFirst
 from bioik.goals.base import Goal
 from bioik.goals.collision import CollisionAvoidanceGoal
+from bioik.problem import Problem
 from bioik.scene import Scene
 from bioik.solvers.registry import Family
 from bioik.solvers.result import check_goals
@@ -32,6 +33,19 @@ class CollisionFree:
             if not check(q):
                 return False
         return True if self.user is None else self.user(q)
+
+
+def compiled_check(problem: Problem, callback: Any) -> ProofFirst | None:
+    """The exact check a compiled caller runs itself (the cover's proof, compiled) and asks
+    coal about only where the proof leaves it open (`bioik.solvers.core.free_tries`,
+    `bioik.solvers.core.scene_search`): there is one exact-checked collision goal, its
+    cover proves, and no goal calls Python. None: the checks run from Python."""
+    if type(callback) is not CollisionFree or len(callback.checks) != 1:
+        return None
+    check = callback.checks[0]
+    if type(check) is not ProofFirst or problem.python_goals or problem.function_goals:
+        return None
+    return check
 
 
 class SceneGoals:

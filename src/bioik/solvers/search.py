@@ -13,7 +13,12 @@ counts if it meets them and the exact check (coal) finds it free, the definition
 with a scene. Otherwise the search goes on from that best configuration. (Deeper in, a pose
 met without the collision costs would collide: in the EBIKE tanks, polishing every slice
 cost a third of the targets solved within 5 ms.) No polish at the deadline itself: it would
-overrun the timeout."""
+overrun the timeout.
+
+Where the family has it (`lm`), that sliced search is one compiled call
+(`bioik.solvers.core.scene_search`), which comes back to Python only for coal, on answers
+the cover cannot prove clear, and for the user's callback; the Python loop here runs the
+other families, goals that call Python, and several exact-checked collision goals."""
 
 from __future__ import annotations
 
@@ -27,23 +32,25 @@ import numpy as np
 from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import process_lock
 from bioik.goals.acceptance import MODES
+from bioik.collision.guard import ProofFirst
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.kinematics.robot import Robot
 from bioik.problem import Problem
+from bioik.solvers.core import scene_search as scene
+from bioik.solvers.core.clock import stoppable
 from bioik.solvers.core.params import UNLIMITED
 from bioik.solvers.registry import SOLVERS, Family
 from bioik.solvers.result import Result, verdict
+from bioik.solvers.scene_goals import compiled_check
 
 
-#: The first slice of a search with a polish (s, or iterations of a budget); each next one
-#: is twice as long.
-FIRST_SLICE = 0.001
-FIRST_SLICE_ITERATIONS = 64
-#: The polish's iteration budget: a local search from a configuration a millimetre off.
-POLISH_ITERATIONS = 30
-#: A slice's best answer is polished when the covers' penetration (√Σ depth², m) of each
-#: exact-checked collision goal is at most this.
-NEAR = 0.005
+#: The first slice of a search with a polish (s, or iterations of a budget), each next one
+#: twice as long; the polish's iteration budget, a local search from a configuration a
+#: millimetre off; a slice's best answer is polished when the covers' penetration (√Σ
+#: depth², m) of each exact-checked collision goal is at most NEAR. The compiled search
+#: (`bioik.solvers.core.scene_search`) holds them; the slices are read here at each solve.
+FIRST_SLICE, FIRST_SLICE_ITERATIONS, POLISH_ITERATIONS, NEAR = scene.FIRST_SLICE, scene.FIRST_SLICE_ITERATIONS, \
+    scene.POLISH_ITERATIONS, scene.NEAR
 
 
 class Polish(NamedTuple):
@@ -67,6 +74,7 @@ class GeneralPath:
     _prepare_lock: threading.Lock
     network: Any  # a neural solver's trained network (None for the others)
     _network_flat: np.ndarray
+    _scene_loaded: bool  # the family's compiled search among obstacles is loaded (`_scene_search_ready`)
 
     def _with_network(self, family: Family, settings: np.ndarray) -> np.ndarray:
         """The settings of `family` followed by this solver's network if the family runs it."""
@@ -116,7 +124,8 @@ class GeneralPath:
                 polish: Polish | None = None) -> Result:
         """The general search: the family's search, with rejection sampling when a callback
         rejects an answer [E 8.1]; with `polish`, in slices, each slice's best answer near
-        contact polished (see the module docstring)."""
+        contact polished (see the module docstring); as one compiled call where the
+        family has it (`_search_compiled`)."""
         robot = self.robot
         clipped = False
         random_start = seed is None
@@ -125,8 +134,14 @@ class GeneralPath:
         else:
             q = robot.check(seed, "seed").copy()
             clipped = clip_into(q, robot.lower, robot.upper)
-        reference = robot._center if random_start else q.copy()
+        reference = robot._center.copy() if random_start else q.copy()  # writable: the compiled search takes no other
         problem.update(goals, reference, position_tolerance, rotation_tolerance, refresh=False)  # checked by the caller
+        if polish is not None and self.family.scene_search is not None and self._scene_loaded:
+            check = compiled_check(problem, callback)
+            if check is not None:
+                polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance, refresh=False)
+                return self._search_compiled(problem, q, random_start, clipped, reference, t0, deadline, budget, base,
+                                             check, callback.user, polish)
         polish_ready = False  # the polish problem is updated when first needed
         mode = MODES[self.acceptance]
         calls = restarts = iterations = 0
@@ -207,6 +222,63 @@ class GeneralPath:
             primary_cost=pc,
             secondary_cost=sc,
         )
+
+    def _scene_search_ready(self, problem: Problem, polish: Polish, callback: Any) -> None:
+        """Load (or compile, once per machine) the compiled search among obstacles before a
+        solve's clock starts: one call with no time and no iterations, on this structure's
+        first solve that would run it."""
+        kernel = self.family.scene_search
+        if kernel is None or self._scene_loaded or compiled_check(problem, callback) is None:
+            return
+        with self._prepare_lock, compile_notice(f"the {self.family.name} search among obstacles"), \
+                process_lock(f"prepare-{self.family.name}-scene"):
+            if not kernel.signatures:  # (a numba property that costs ~10 µs: asked once per solver)
+                state = np.zeros(scene.STATE)
+                state[scene.MARK] = 1.0
+                dof = self.robot.dof
+                self._scene_call(problem, polish, self.robot.center(), np.empty(dof), np.empty(dof), state,
+                                 self.robot.center(), compiled_check(problem, callback))
+            self._scene_loaded = True
+
+    def _scene_call(self, problem: Problem, polish: Polish, q: np.ndarray, qp: np.ndarray, rejected: np.ndarray,
+                    state: np.ndarray, reference: np.ndarray, check: ProofFirst) -> int:
+        """One call of the family's compiled search among obstacles; returns where it stopped."""
+        robot, rest = self.robot, polish.problem
+        args = (problem.ibuf, problem.fbuf, q, self.settings, problem.run, problem.stats, state, rest.ibuf, rest.fbuf, qp,
+                rejected, reference, robot.lower, robot.upper, robot.multiturn, check.proof.arguments(), problem.report,
+                rest.report)
+        return stoppable(self.family.scene_search, state[scene.END], *args)
+
+    def _search_compiled(self, problem, q, random_start, clipped, reference, t0, deadline, budget, base,
+                         check: ProofFirst, user, polish: Polish) -> Result:
+        """`_search` with a polish as the family's compiled search among obstacles
+        (`bioik.solvers.core.scene_search`), step for step, from q (or a random start),
+        `problem` and the polish problem updated: it returns to Python only for coal, on
+        what the cover cannot prove clear, and for the user's callback (`user`)."""
+        robot = self.robot
+        timed = budget >= UNLIMITED
+        state = np.zeros(scene.STATE)
+        state[scene.T0], state[scene.END], state[scene.CAP], state[scene.BASE] = t0, deadline, budget, base
+        state[scene.TIMED], state[scene.MODE_], state[scene.USER] = timed, self._mode, user is not None
+        (state[scene.CHECKED], state[scene.EPSILON]), = polish.checked
+        state[scene.RANDOM] = random_start
+        state[scene.MARK] = FIRST_SLICE if timed else FIRST_SLICE_ITERATIONS
+        qp, rejected = np.empty(robot.dof), np.empty(robot.dof)  # the kernel's, kept between its calls
+        while True:
+            phase = self._scene_call(problem, polish, q, qp, rejected, state, reference, check)
+            if phase == scene.DONE:
+                break
+            answer = qp if phase == scene.ASK_POLISH else q
+            bits = int(state[scene.BITS])
+            ok = bits == 0 or check.rest(answer, bits)
+            if ok and user is not None:
+                ok = verdict(user(answer.copy()))
+            state[scene.VERDICT] = ok
+        _, errors, pc, sc = problem.reported()
+        return Result(q=q, success=bool(state[scene.OK] == 1.0 and state[scene.ACCEPTED] == 1.0), cost=pc + sc,
+                      goal_errors=errors, time=time.monotonic() - t0, callback_calls=int(state[scene.CALLS]),
+                      restarts=int(state[scene.N_RESTARTS]), iterations=int(state[scene.ITS]), seed_clipped=clipped,
+                      solver=self.family.name, primary_cost=pc, secondary_cost=sc)
 
     @staticmethod
     def _near(problem: Problem, q: np.ndarray, mode: int, checked: list[tuple[int, float]]) -> bool:

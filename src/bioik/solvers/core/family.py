@@ -54,6 +54,9 @@ class Family:
     single_pose_free: Callable[..., int] | None = None
     #: `single_pose_free` over a chunk of a batch (`free_tries_rows`); None: no compiled scene batch.
     single_pose_free_rows: Callable[..., int] | None = None
+    #: `search` among obstacles with its slices, polish and proofs in one resumable call
+    #: (`bioik.solvers.core.scene_search`); None: `GeneralPath._search` runs them from Python.
+    scene_search: Callable[..., int] | None = None
     #: Arguments `single_pose` and `single_pose_batch` take after the protocol's five (e.g. bio2's normal deviates).
     single_pose_extra: tuple = ()
     #: The parameter that runs `search` on that many threads of its own (bio2's `threads`:

@@ -43,6 +43,7 @@ from bioik.solvers.core.workspace import kinematic_buffers, search_start
 from bioik.solvers.core.settings import slots
 from bioik.solvers.core.family import Family, compiled
 from bioik.solvers.core.free_tries import free_tries, free_tries_rows
+from bioik.solvers.core.scene_search import scene_search
 from bioik.solvers.local.lm_pose import lm_pose_search
 
 #: Tunable parameters and their defaults.
@@ -221,8 +222,16 @@ def lm_pose_free_rows(ibuf, fbuf, rows, tols, Q, seeded, io, states, proof, full
                            timeout, cap, tries, base, lm_pose_search, ())
 
 
+@njit(**JIT)
+def lm_scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish_fbuf, qp, rejected, reference, lower, upper,
+                    multiturn, proof, report, polish_report):
+    """`lm_search` among obstacles, sliced and polished (`bioik.solvers.core.scene_search`)."""
+    return scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish_fbuf, qp, rejected, reference, lower,
+                        upper, multiturn, proof, report, polish_report, lm_search)
+
+
 FAMILIES = (
     Family("lm", DEFAULTS, compiled(lm_search), single_pose=lm_pose_search, single_pose_batch=lm_pose_batch,
-           single_pose_free=lm_pose_free, single_pose_free_rows=lm_pose_free_rows,
+           single_pose_free=lm_pose_free, single_pose_free_rows=lm_pose_free_rows, scene_search=lm_scene_search,
            description="Levenberg–Marquardt with random restarts (compiled)"),
 )
