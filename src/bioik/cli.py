@@ -105,8 +105,11 @@ def cmd_warmup(args) -> None:
     robot = _robot(args)
     tip = robot.tips[0]
     T = robot.link_pose(robot.center(), tip)
-    # the one-call path (one pose goal) and the general path (several goals)
+    # the one-call path (one pose goal), the general path (several goals), and a pose among
+    # obstacles (a box far off: the free tries and the search with the collision costs)
     structures = ([bioik.PoseGoal(tip, T)], [bioik.PositionGoal(tip, T[:3, 3]), bioik.OrientationGoal(tip, T[:3, :3])])
+    far = bioik.Scene()
+    far.add_box("far", (0.1, 0.1, 0.1), np.array([[1.0, 0, 0, 100.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
     start = time.monotonic()
     for k, name in enumerate(names):
         t0 = time.monotonic()
@@ -114,6 +117,7 @@ def cmd_warmup(args) -> None:
         with compile_step(f"solver {k + 1} of {len(names)}"):
             for goals in structures:
                 solver.solve(goals, seed=robot.center(), max_iterations=1, random_seed=0)
+            solver.solve(structures[0], seed=robot.center(), max_iterations=1, random_seed=0, scene=far)
         print(f"{name:<20} ready in {time.monotonic() - t0:6.1f} s", flush=True)
     print(f"{len(names)} solvers ready in {time.monotonic() - start:.1f} s")
 
