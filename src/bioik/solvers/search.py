@@ -139,9 +139,8 @@ class GeneralPath:
         if polish is not None and self.family.scene_search is not None and self._scene_loaded:
             check = compiled_check(problem, callback)
             if check is not None:
-                polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance, refresh=False)
                 return self._search_compiled(problem, q, random_start, clipped, reference, t0, deadline, budget, base,
-                                             check, callback.user, polish)
+                                             check, callback.user, polish, position_tolerance, rotation_tolerance)
         polish_ready = False  # the polish problem is updated when first needed
         mode = MODES[self.acceptance]
         calls = restarts = iterations = 0
@@ -236,25 +235,26 @@ class GeneralPath:
                 state = np.zeros(scene.STATE)
                 state[scene.MARK] = 1.0
                 dof = self.robot.dof
-                self._scene_call(problem, polish, self.robot.center(), np.empty(dof), np.empty(dof), state,
-                                 self.robot.center(), compiled_check(problem, callback))
+                args = self._scene_args(problem, polish, self.robot.center(), np.empty(dof), np.empty(dof), state,
+                                        self.robot.center(), compiled_check(problem, callback))
+                kernel(*args)
             self._scene_loaded = True
 
-    def _scene_call(self, problem: Problem, polish: Polish, q: np.ndarray, qp: np.ndarray, rejected: np.ndarray,
-                    state: np.ndarray, reference: np.ndarray, check: ProofFirst) -> int:
-        """One call of the family's compiled search among obstacles; returns where it stopped."""
+    def _scene_args(self, problem: Problem, polish: Polish, q: np.ndarray, qp: np.ndarray, rejected: np.ndarray,
+                    state: np.ndarray, reference: np.ndarray, check: ProofFirst) -> tuple:
+        """The arguments of the family's compiled search among obstacles (`scene_search`)."""
         robot, rest = self.robot, polish.problem
-        args = (problem.ibuf, problem.fbuf, q, self.settings, problem.run, problem.stats, state, rest.ibuf, rest.fbuf, qp,
+        return (problem.ibuf, problem.fbuf, q, self.settings, problem.run, problem.stats, state, rest.ibuf, rest.fbuf, qp,
                 rejected, reference, robot.lower, robot.upper, robot.multiturn, check.proof.arguments(), problem.report,
                 rest.report)
-        return stoppable(self.family.scene_search, state[scene.END], *args)
 
     def _search_compiled(self, problem, q, random_start, clipped, reference, t0, deadline, budget, base,
-                         check: ProofFirst, user, polish: Polish) -> Result:
+                         check: ProofFirst, user, polish: Polish, position_tolerance, rotation_tolerance) -> Result:
         """`_search` with a polish as the family's compiled search among obstacles
         (`bioik.solvers.core.scene_search`), step for step, from q (or a random start),
-        `problem` and the polish problem updated: it returns to Python only for coal, on
-        what the cover cannot prove clear, and for the user's callback (`user`)."""
+        `problem` updated: it returns to Python only for coal, on what the cover cannot
+        prove clear, for the user's callback (`user`), and to have the polish problem
+        updated before its first polish."""
         robot = self.robot
         timed = budget >= UNLIMITED
         state = np.zeros(scene.STATE)
@@ -264,10 +264,14 @@ class GeneralPath:
         state[scene.RANDOM] = random_start
         state[scene.MARK] = FIRST_SLICE if timed else FIRST_SLICE_ITERATIONS
         qp, rejected = np.empty(robot.dof), np.empty(robot.dof)  # the kernel's, kept between its calls
+        kernel, args = self.family.scene_search, self._scene_args(problem, polish, q, qp, rejected, state, reference, check)
         while True:
-            phase = self._scene_call(problem, polish, q, qp, rejected, state, reference, check)
+            phase = stoppable(kernel, deadline, *args)
             if phase == scene.DONE:
                 break
+            if phase == scene.NEED_POLISH:
+                polish.problem.update(polish.goals, reference, position_tolerance, rotation_tolerance, refresh=False)
+                continue
             answer = qp if phase == scene.ASK_POLISH else q
             bits = int(state[scene.BITS])
             ok = bits == 0 or check.rest(answer, bits)

@@ -9,8 +9,10 @@ cover leaves to the exact check (coal) or one the user's callback must judge. It
 stops with ASK_POLISH (the polished answer in qp), ASK_ANSWER or ASK_LAST (the answer in
 q; the last is the answer the search gave up on but that passes the acceptance test) and
 the proof's SCENE | SELF bits in `state[BITS]`; the caller writes the verdict into
-`state[VERDICT]` and calls again, which goes on where it stopped. DONE: q holds the
-answer, `report` its acceptance test on every goal, `state` the counters.
+`state[VERDICT]` and calls again, which goes on where it stopped. NEED_POLISH: the first
+polish needs the polish problem updated (most searches never polish, so the caller
+updates it only then, and calls again). DONE: q holds the answer, `report` its
+acceptance test on every goal, `state` the counters.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from bioik.solvers.core.clock import now
 #: kept, where the call stopped (PHASE) and the caller's verdict; out: the proof's bits of
 #: the answer asked about, and the acceptance test's verdict.
 (T0, END, CAP, BASE, TIMED, MODE_, USER, CHECKED, EPSILON, RANDOM, CALL, ITS, N_RESTARTS, CALLS, MARK, OK, POLISHED,
- REJECTED, PHASE, VERDICT, BITS, ACCEPTED) = range(22)
-STATE = 22
+ REJECTED, PHASE, VERDICT, BITS, ACCEPTED, READY, POLISH_SEED) = range(24)
+STATE = 24
 #: Where a call stopped (`PHASE`, and its return value).
-DONE, ASK_POLISH, ASK_ANSWER, ASK_LAST = range(4)
+DONE, ASK_POLISH, ASK_ANSWER, ASK_LAST, NEED_POLISH = range(5)
+#: What a polish did (`_polish`; or ASK_POLISH).
+MISSED, POLISHED_ = -1, -2
 #: Random seed of search k: base + SEED_STEP·k (as `GeneralPath._search` draws them).
 SEED_STEP = 7919
 #: The first slice (s, or iterations of a budget), each next twice as long; the polish's
@@ -73,13 +77,35 @@ def _run(run, end, cap, seed, mode, random_start):
 
 
 @njit(inline="always", **JIT)
+def _polish(polish_ibuf, polish_fbuf, q, qp, settings, run, stats, state, proof, lower, upper, multiturn, search):
+    """Search from q (a slice's best answer) on the polish problem, at most
+    POLISH_ITERATIONS of the budget left, and offer a success to the exact check (and the
+    user's callback): POLISHED_ (q ← the polished answer), ASK_POLISH (the caller decides
+    about qp) or MISSED."""
+    qp[:] = q
+    _run(run, state[END], min(float(POLISH_ITERATIONS), state[CAP] - state[ITS]), (int(state[POLISH_SEED]) + 1) % SEED_MODULUS,
+         int(state[MODE_]), 0.0)
+    found = search(polish_ibuf, polish_fbuf, qp, settings, run, stats)
+    state[ITS] += stats[ITERATIONS]
+    if not found:
+        return MISSED
+    wrap_near(qp, q, lower, upper, multiturn)
+    state[CALLS] += 1.0
+    if _asks(state, proof, qp, ASK_POLISH):
+        return ASK_POLISH
+    q[:] = qp
+    state[POLISHED] = state[OK] = 1.0
+    return POLISHED_
+
+
+@njit(inline="always", **JIT)
 def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish_fbuf, qp, rejected, reference, lower,
                  upper, multiturn, proof, report, polish_report, search):
     """Go on with the search among obstacles where `state[PHASE]` says (DONE: from the
     start), `search(ibuf, fbuf, q, settings, run, stats)` being the family's compiled search;
-    (ibuf, fbuf): every goal of the solve, (polish_ibuf, polish_fbuf): all but the
-    exact-checked collision goal (both updated, the polish problem's reference the
-    solve's). q: the start (unless state[RANDOM]) in, the answer out; qp, rejected:
+    (ibuf, fbuf): every goal of the solve, updated; (polish_ibuf, polish_fbuf): all but
+    the exact-checked collision goal, updated (with the solve's reference) once a call
+    has returned NEED_POLISH, or before the first call with state[READY] set. q: the start (unless state[RANDOM]) in, the answer out; qp, rejected:
     scratch of q's length kept between calls; reference: where turns are wrapped to;
     proof: `CoverProof.arguments()`. Returns where it stopped (see the module)."""
     mode, deadline, budget, t0 = int(state[MODE_]), state[END], state[CAP], state[T0]
@@ -107,6 +133,14 @@ def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish
     elif phase == ASK_LAST:
         state[OK] = state[VERDICT]
         return DONE
+    elif phase == NEED_POLISH:
+        state[READY] = 1.0
+        polished = _polish(polish_ibuf, polish_fbuf, q, qp, settings, run, stats, state, proof, lower, upper, multiturn,
+                           search)
+        if polished == ASK_POLISH:
+            return ASK_POLISH
+        finish = polished == POLISHED_
+        state[RANDOM] = 0.0
     while not finish:
         its = state[ITS]
         seed = (int(state[BASE]) + SEED_STEP * int(state[CALL])) % SEED_MODULUS
@@ -140,17 +174,15 @@ def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish
             break
         evaluate(ibuf, fbuf, q, mode, report)  # near: the covers reach at most NEAR into anything
         if report[3 + 2 * int(state[CHECKED])] * state[EPSILON] <= NEAR:
-            qp[:] = q
-            _run(run, deadline, min(float(POLISH_ITERATIONS), budget - its), (seed + 1) % SEED_MODULUS, mode, 0.0)
-            polished = search(polish_ibuf, polish_fbuf, qp, settings, run, stats)
-            state[ITS] += stats[ITERATIONS]
-            if polished:
-                wrap_near(qp, q, lower, upper, multiturn)
-                state[CALLS] += 1.0
-                if _asks(state, proof, qp, ASK_POLISH):
-                    return ASK_POLISH
-                q[:] = qp
-                state[POLISHED] = state[OK] = 1.0
+            state[POLISH_SEED] = seed
+            if state[READY] == 0.0:
+                state[PHASE] = NEED_POLISH
+                return NEED_POLISH
+            polished = _polish(polish_ibuf, polish_fbuf, q, qp, settings, run, stats, state, proof, lower, upper, multiturn,
+                               search)
+            if polished == ASK_POLISH:
+                return ASK_POLISH
+            if polished == POLISHED_:
                 break
         state[RANDOM] = 0.0  # the search goes on from the slice's best configuration
     wrap_near(q, reference, lower, upper, multiturn)  # as BioIK: the turn nearest the seed
