@@ -27,14 +27,16 @@ from bioik.problem.acceptance import evaluate
 from bioik.problem.layout import BUDGET, DEADLINE, ITERATIONS, MODE, RANDOM_START, RESTARTS, SEED
 from bioik.solvers.core.batch import SEED_MODULUS
 from bioik.solvers.core.clock import now
+from bioik.solvers.core.free_tries import SEED_STEP  # search k's seed: base + SEED_STEP·k, as `_search` draws them
 
 #: The `state` array. In: the solve's start and deadline (monotonic s), iteration budget,
 #: random seed, whether the budget is time (1) or iterations (0), the acceptance mode, whether a
 #: user callback judges answers, the exact-checked collision goal's index and ε; in and out:
 #: the first search's random start, the searches run, iterations, restarts, callback calls,
 #: the next slice's end, whether the answer is found (OK), polished, a rejected answer is
-#: kept, where the call stopped (PHASE) and the caller's verdict; out: the proof's bits of
-#: the answer asked about, and the acceptance test's verdict.
+#: kept, where the call stopped (PHASE), the caller's verdict, whether the polish problem
+#: is updated (READY) and the seed of the search whose best answer is polished; out: the
+#: proof's bits of the answer asked about, and the acceptance test's verdict.
 (T0, END, CAP, BASE, TIMED, MODE_, USER, CHECKED, EPSILON, RANDOM, CALL, ITS, N_RESTARTS, CALLS, MARK, OK, POLISHED,
  REJECTED, PHASE, VERDICT, BITS, ACCEPTED, READY, POLISH_SEED) = range(24)
 STATE = 24
@@ -42,8 +44,6 @@ STATE = 24
 DONE, ASK_POLISH, ASK_ANSWER, ASK_LAST, NEED_POLISH = range(5)
 #: What a polish did (`_polish`; or ASK_POLISH).
 MISSED, POLISHED_ = -1, -2
-#: Random seed of search k: base + SEED_STEP·k (as `GeneralPath._search` draws them).
-SEED_STEP = 7919
 #: The first slice (s, or iterations of a budget), each next twice as long; the polish's
 #: iteration budget; the covers' penetration (m) below which a slice's best answer is
 #: polished. `bioik.solvers.search` documents them.
