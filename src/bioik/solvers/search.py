@@ -31,8 +31,8 @@ import numpy as np
 
 from bioik._compile_progress import compile_notice
 from bioik._kernel_cache import process_lock
-from bioik.goals.acceptance import MODES
 from bioik.collision.guard import ProofFirst
+from bioik.goals.acceptance import MODES
 from bioik.kinematics.limits import clip_into, wrap_near
 from bioik.kinematics.robot import Robot
 from bioik.problem import Problem
@@ -227,7 +227,8 @@ class GeneralPath:
         solve's clock starts: one call with no time and no iterations, on this structure's
         first solve that would run it."""
         kernel = self.family.scene_search
-        if kernel is None or self._scene_loaded or compiled_check(problem, callback) is None:
+        check = None if kernel is None or self._scene_loaded else compiled_check(problem, callback)
+        if check is None:
             return
         with self._prepare_lock, compile_notice(f"the {self.family.name} search among obstacles"), \
                 process_lock(f"prepare-{self.family.name}-scene"):
@@ -236,7 +237,7 @@ class GeneralPath:
                 state[scene.MARK] = 1.0
                 dof = self.robot.dof
                 args = self._scene_args(problem, polish, self.robot.center(), np.empty(dof), np.empty(dof), state,
-                                        self.robot.center(), compiled_check(problem, callback))
+                                        self.robot.center(), check)
                 kernel(*args)
             self._scene_loaded = True
 

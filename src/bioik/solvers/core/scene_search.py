@@ -105,9 +105,10 @@ def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish
     start), `search(ibuf, fbuf, q, settings, run, stats)` being the family's compiled search;
     (ibuf, fbuf): every goal of the solve, updated; (polish_ibuf, polish_fbuf): all but
     the exact-checked collision goal, updated (with the solve's reference) once a call
-    has returned NEED_POLISH, or before the first call with state[READY] set. q: the start (unless state[RANDOM]) in, the answer out; qp, rejected:
-    scratch of q's length kept between calls; reference: where turns are wrapped to;
-    proof: `CoverProof.arguments()`. Returns where it stopped (see the module)."""
+    has returned NEED_POLISH, or before the first call with state[READY] set. q: the
+    start (unless state[RANDOM]) in, the answer out; qp, rejected: scratch of q's length
+    kept between calls; reference: where turns are wrapped to; proof:
+    `CoverProof.arguments()`. Returns where it stopped (see the module)."""
     mode, deadline, budget, t0 = int(state[MODE_]), state[END], state[CAP], state[T0]
     timed = state[TIMED] != 0.0
     phase = int(state[PHASE])
@@ -187,9 +188,11 @@ def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish
         state[RANDOM] = 0.0  # the search goes on from the slice's best configuration
     wrap_near(q, reference, lower, upper, multiturn)  # as BioIK: the turn nearest the seed
     accepted = evaluate(ibuf, fbuf, q, mode, report)
-    if state[POLISHED] != 0.0:  # the other goals met and the exact check found it free; the covers may still touch
+    by_polish = state[POLISHED] != 0.0
+    if by_polish:  # the other goals met and the exact check found it free; the covers may still touch
         accepted = evaluate(polish_ibuf, polish_fbuf, q, mode, polish_report)
-    elif accepted and state[OK] == 0.0:
+    state[ACCEPTED] = 1.0 if accepted else 0.0
+    if accepted and not by_polish and state[OK] == 0.0:
         # the search gave up on an answer that passes the acceptance test: the callback
         # has the last word on it, unless it already rejected this very answer
         same = state[REJECTED] != 0.0
@@ -197,9 +200,7 @@ def scene_search(ibuf, fbuf, q, settings, run, stats, state, polish_ibuf, polish
             same = same and q[i] == rejected[i]
         if not same:
             state[CALLS] += 1.0
-            state[ACCEPTED] = 1.0
             if _asks(state, proof, q, ASK_LAST):
                 return ASK_LAST
             state[OK] = 1.0
-    state[ACCEPTED] = 1.0 if accepted else 0.0
     return DONE
