@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bioik import scenes
+from bioik.kinematics.frames import align_z
 from bioik.scene import Cylinder, Scene, difference
 from bioik.scene.passage import PassageFinder, cone_directions
 from bioik.scene.poses import pose_from
@@ -75,6 +76,28 @@ def test_a_point_with_many_ways_out_is_in_the_open():
     point = (-0.1, 0.0, 0.0)
     assert PassageFinder(shelf, reach=0.5, radius=0.004).find(point, (-1, 0, 0)) is None
     assert PassageFinder(shelf, reach=0.5, radius=0.004, enclosed=1.0).find(point, (-1, 0, 0)) is not None
+
+
+def test_rays_out_are_counted_only_until_enough_get_out():
+    """The open-or-enclosed verdict stops marching once more than `enclosed` of the rays
+    got out: the count stops at `need`, and without a bound it is every ray that gets out."""
+    from bioik.scene.passage import _escaping
+
+    shelf = Scene()
+    for name, z in (("below", -0.045), ("above", 0.045)):
+        shelf.add_box(name, (0.2, 0.4, 0.01), _at(0.0, 0.0, z))
+    shelf.add_box("back", (0.01, 0.4, 0.1), _at(-0.105, 0.0, 0.0))
+    finder = PassageFinder(shelf, reach=0.5, radius=0.004)
+    lo, hi = finder._bounds()
+    p = np.array([-0.1, 0.0, 0.0])
+    dirs = np.ascontiguousarray(finder._open @ align_z(np.array([1.0, 0.0, 0.0])).T)  # `find`'s rays, tool along −x
+    total = _escaping(finder.blob, p, dirs, lo, hi, finder.skip, finder.step, len(dirs) + 1)
+    assert 10 < total < 100  # about a tenth get out of the compartment's mouth
+    assert _escaping(finder.blob, p, dirs, lo, hi, finder.skip, finder.step, 5) == 5
+    assert _escaping(finder.blob, p, dirs, lo, hi, finder.skip, finder.step, total) == total
+    # at the threshold: `total` rays out is the open where `enclosed` asks for fewer, not where it asks for that many
+    assert PassageFinder(shelf, reach=0.5, radius=0.004, enclosed=(total - 0.5) / 250).find(p, (-1, 0, 0)) is None
+    assert PassageFinder(shelf, reach=0.5, radius=0.004, enclosed=total / 250).find(p, (-1, 0, 0)) is not None
 
 
 def test_the_hydrogen_tank_opening_is_found_for_its_stored_targets():

@@ -168,11 +168,15 @@ def _widest_ray(blob, p, dirs, lo, hi, skip, reach, radius, step, narrow, floor,
 
 
 @njit(**JIT)
-def _escaping(blob, p, dirs, lo, hi, skip, step):
-    """How many of the rays leave the box lo–hi without entering an obstacle."""
+def _escaping(blob, p, dirs, lo, hi, skip, step, need):
+    """How many of the rays leave the box lo–hi without entering an obstacle, counted until
+    `need` have: the verdict asks only whether enough get out, and in the open most do,
+    each marched to the box's edge."""
     count, o = 0, np.empty(3)
     for k in range(dirs.shape[0]):
         count += _march(blob, p, dirs[k], _exit(p, dirs[k], lo, hi), skip, 0.0, 0.0, step, 0.0, -math.inf, o)
+        if count >= need:
+            break
     return count
 
 
@@ -297,7 +301,7 @@ class PassageFinder:
         p, n, z = np.zeros(3), np.array([0.0, 0.0, 1.0]), np.zeros(1)
         dirs = np.zeros((2, 3))[:1]  # a batch: the first rows of a C-ordered array
         dirs[0] = n
-        _escaping(blob, p, dirs, *box, self.skip, self.step)
+        _escaping(blob, p, dirs, *box, self.skip, self.step, 1)
         _widest_ray(blob, p, dirs, *box, self.skip, self.reach, self.radius, self.step, self.narrow, self.radius, z)
         _crossings(blob, p, dirs, *box, self.skip, self.reach, self.step, self.narrow, np.empty((2, 3))[1:])
         _centre(blob, p.copy(), n, CENTRING_STEPS)
@@ -327,12 +331,13 @@ class PassageFinder:
         u = axis / n
         back = align_z(-u).T  # cone directions around z → around −u
         lo, hi = box
-        open_dirs, escaping, enough = self._open @ back, 0, self.enclosed * len(self._open)
+        open_dirs, escaping = self._open @ back, 0
+        enough = math.floor(self.enclosed * len(self._open)) + 1  # more than `enclosed` of them
         for b in range(0, len(open_dirs), BATCH):
             if time.monotonic() >= deadline:
                 return None
-            escaping += _escaping(blob, p, open_dirs[b:b + BATCH], lo, hi, self.skip, self.step)
-            if escaping > enough:
+            escaping += _escaping(blob, p, open_dirs[b:b + BATCH], lo, hi, self.skip, self.step, enough - escaping)
+            if escaping >= enough:
                 return None  # many ways out: the open
         out = np.zeros(1)
         starts = (p, *(p - b * u for b in BACKOFFS))
