@@ -154,6 +154,24 @@ def test_allowed_names_must_exist(ur5):
         Problem(ur5, [CollisionAvoidanceGoal(scene, allowed=[(sphere_model(ur5).links[0], "chair")])])
 
 
+def test_the_scenes_contacts_of_links_a_partial_cover_leaves_out_allow_nothing(ur5):
+    """A cover of part of the robot (`spheres=`) with a scene that lets another link touch
+    a table: that contact has nothing to allow here, not an error; a contact naming no link
+    of the robot is still refused."""
+    from bioik.decoupling import _restrict
+
+    scene = Scene()
+    scene.add_box("table", (1.0, 1.0, 0.1))
+    full = sphere_model(ur5)
+    part = _restrict(full, full.links[2:])
+    scene.allow_contact("table", full.links[0])
+    problem = Problem(ur5, [CollisionAvoidanceGoal(scene, spheres=part)])
+    assert np.isfinite(problem.cost(ur5.center())).all()
+    scene.allow_contact("table", "nowhere")
+    with pytest.raises(ValueError, match="'nowhere' has no collision geometry"):
+        Problem(ur5, [CollisionAvoidanceGoal(scene, spheres=part)])
+
+
 def test_a_reassigned_field_is_read_by_the_next_problem(ur5):
     """The cover and pairs are kept per robot, but not past a change of the fields they
     come from."""

@@ -304,7 +304,8 @@ class CollisionAvoidanceGoal(Goal):
         margin: the clearance (m) every sphere must keep.
         epsilon: ε, the penetration depth (m) that costs 1.
         self_collision: also check the link pairs the allowed-collision matrix leaves checked.
-        allowed: (link, obstacle name) pairs never checked, beside the scene's own.
+        allowed: (link, obstacle name) pairs never checked, beside the scene's own (those
+            of links a partial `spheres` cover leaves out allow nothing here).
         spheres: the robot's sphere cover (None: `sphere_model(robot)`).
         weight: w, the residual's weight (cost ‖r‖²·w²; only ratios between goals matter).
         secondary: steer the search without deciding success (default False).
@@ -389,7 +390,10 @@ class CollisionAvoidanceGoal(Goal):
         rank = np.empty(S, dtype=np.int64)
         rank[order] = np.arange(S)  # spheres sorted by link; pairs renumbered to match
         scene = Scene() if self.scene is None else self.scene
-        masks = contact_masks(model, scene, (*self.allowed, *scene.allowed_contacts), "CollisionAvoidanceGoal: allowed")
+        # the scene's contacts of robot links this cover leaves out (a cover of part of the
+        # robot) allow nothing here; a name no link of the robot has is still refused
+        contacts = [(link, o) for link, o in scene.allowed_contacts if link in model.links or link not in robot.link_names]
+        masks = contact_masks(model, scene, (*self.allowed, *contacts), "CollisionAvoidanceGoal: allowed")
         # what no active variable moves cannot be steered clear: the exact check decides it
         fixed = np.array([name not in robot.moving_links for name in model.links], dtype=bool)
         masks[fixed] = IMMOVABLE
