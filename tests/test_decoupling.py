@@ -109,6 +109,37 @@ def test_a_deep_shelf_target_is_decoupled_with_no_opening():
         per_solve.solve(T, timeout=1.0, opening="hole")
 
 
+def test_an_arm_that_failed_is_not_checked_again_for_the_same_tool_pose(monkeypatch):
+    """In the barrel the arm that holds the tool often hits the rim or the pedestal, and its
+    few solution branches come back from several random starts: each failed branch goes to
+    the exact check once per tool pose. The answer is the one the repeated checks gave."""
+    from bioik import decoupling
+
+    scenario = scenes.load("Barrel")
+    dec = Decoupler(ROBOT, scenes.TIP, "endoscope_mount", scenario.scene, OPEN,
+                    spheres=sphere_model(ROBOT, links=scenes.ENDOSCOPE_COVER))
+    arm = np.setdiff1d(np.arange(ROBOT.dof), dec._distal_vars)
+    checked = []
+    is_free = dec.checker.is_free
+    dec.checker.is_free = lambda q: checked.append(q.copy()) or is_free(q)
+
+    def run(same_arm):
+        monkeypatch.setattr(decoupling, "SAME_ARM", same_arm)
+        checked.clear()
+        out = [dec.solve(T, timeout=3600.0, random_seed=k, max_attempts=3) for k, T in
+               enumerate(scenario.targets().poses[:12])]
+        repeats = sum(np.abs(q[arm] - p[arm]).max() <= 1e-6 and np.array_equal(q[dec._distal_vars], p[dec._distal_vars])
+                      for i, q in enumerate(checked) for p in checked[:i])
+        return out, len(checked), repeats
+
+    once, n_once, repeats_once = run(decoupling.SAME_ARM)
+    again, n_again, repeats_again = run(-1.0)  # never the same: every branch found is checked
+    assert repeats_once == 0 and repeats_again > 0 and n_once < n_again
+    assert any(a.success for a in once)
+    for a, b in zip(once, again):
+        assert a.success == b.success and (not a.success or np.array_equal(a.q, b.q))
+
+
 def test_a_target_outside_reach_fails_honestly(tank):
     _, dec = tank
     T = np.eye(4)

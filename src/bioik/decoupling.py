@@ -35,6 +35,10 @@ DISTAL_ITERATIONS = 200
 PROXIMAL_ITERATIONS = 200
 #: Proximal solves per distal answer (the arm's other solution branches).
 PROXIMAL_TRIES = 8
+#: Arm answers (the proximal joints, rad or m) this close to one that already failed the
+#: tip or exact test for the same tool pose are the same answer found again (the arm's
+#: few solution branches, reached from several random starts): not tested again.
+SAME_ARM = 1e-6
 #: The opening of a target in the open (`Decoupler.solve(T, opening=OPEN)`): none to pass.
 OPEN = "open"
 #: The arm's joints: six can put the link that holds a tool in any pose of their workspace.
@@ -156,6 +160,7 @@ class Decoupler:
         if missing:
             raise ValueError(f"Decoupler: the distal joints {missing} are not in the robot's active group")
         self._distal_vars = np.array([robot.variable_names.index(n) for n in self.distal.variable_names])
+        self._arm_vars = np.setdiff1d(np.arange(robot.dof), self._distal_vars)
         links = [name for name in self.distal.link_names if not name.endswith("__inverted")]
         self._rcm_links = links[::-1]  # from the split link to the tip … any order of consecutive links
         q0 = robot.center()
@@ -251,6 +256,7 @@ class Decoupler:
             if not d.success:
                 continue
             split_pose = T @ self.distal.link_pose(d.q, self.split_link)
+            failed = []  # the arms that failed the tip or exact test for this tool pose: one found again fails again
             for _ in range(PROXIMAL_TRIES):
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -258,15 +264,19 @@ class Decoupler:
                 p = solve(self.robot, [PoseGoal(self.split_link, split_pose)], solver=self.solver, timeout=left,
                           max_iterations=PROXIMAL_ITERATIONS, random_seed=int(rng.integers(2**31)))
                 iterations += p.iterations
-                if not p.success:
+                arm = p.q[self._arm_vars]
+                if not p.success or any(np.max(np.abs(arm - f)) <= SAME_ARM for f in failed):
                     continue
                 q = p.q.copy()
                 q[self._distal_vars] = d.q
                 err = self.tip_error(q, T)
                 checked += 1
                 ok = err[0] <= position_tolerance and err[1] <= rotation_tolerance and self.robot.within_limits(q)
-                if ok and self.checker.is_free(q) and (callback is None or bool(callback(q.copy()))):
-                    return self._result(q, True, err, t0, checked, attempts, iterations)
+                if ok and self.checker.is_free(q):
+                    if callback is None or bool(callback(q.copy())):
+                        return self._result(q, True, err, t0, checked, attempts, iterations)
+                else:
+                    failed.append(arm)
                 if best_q is None or sum(err) < sum(best_err):
                     best_q, best_err = q, err
         if best_q is None:
